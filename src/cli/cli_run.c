@@ -1,0 +1,303 @@
+/* cli_run.c - `heapscope run`: start a program with libheapscope.so
+ * preloaded, wait for it, print a short summary of its profile to stderr and
+ * exit with the program's own status (128 + signal if it was killed).
+ *
+ * The program keeps stdin, stdout and stderr.  SIGINT and SIGQUIT from the
+ * terminal reach the program (same process group) while heapscope ignores
+ * them; SIGTERM, SIGHUP, SIGUSR1/2 sent to heapscope are forwarded. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <glob.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyse/an_cmd.h"
+#include "cli/cli.h"
+
+typedef struct run_opts {
+    const char *output;
+    const char *unwind;
+    const char *depth;
+    const char *interval;
+    const char *sample;
+    const char *signal;
+    const char *peak_slack;
+    int quiet;
+    char **prog;
+} run_opts_t;
+
+static void run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: heapscope run [OPTIONS] [--] PROG [ARGS...]\n"
+            "\n"
+            "Runs PROG with every allocation recorded and writes a profile.\n"
+            "  -o, --output FILE     profile path (default heapscope.PROG.PID.hsp;\n"
+            "                        %%p = pid, %%e = program name)\n"
+            "  --unwind MODE         dwarf (default), fp (frame pointers) or libunwind\n"
+            "  --depth N             keep at most N frames per stack (default 64)\n"
+            "  --interval MS         write the profile every MS ms (default 500)\n"
+            "  --sample MS           heap/RSS timeline period (default 10)\n"
+            "  --signal SIG          also write the profile when SIG (e.g. USR2) arrives\n"
+            "  --peak-slack BYTES    per-thread slack of the peak counter (default 16384)\n"
+            "  -q, --quiet           no summary at the end\n");
+}
+
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **out)
+{
+    size_t n = strlen(name);
+    if (!strcmp(argv[*i], name)) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "heapscope run: %s needs a value\n", name);
+            return -1;
+        }
+        *out = argv[++*i];
+        return 1;
+    }
+    if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') {
+        *out = argv[*i] + n + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int check_number(const char *what, const char *v, long lo, long hi)
+{
+    if (!v)
+        return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || !*v || n < lo || n > hi) {
+        fprintf(stderr, "heapscope run: %s must be a number from %ld to %ld, not '%s'\n", what, lo,
+                hi, v);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, run_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            run_usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        if ((r = opt_value(argc, argv, &i, "-o", &o->output)) ||
+            (r = opt_value(argc, argv, &i, "--output", &o->output)) ||
+            (r = opt_value(argc, argv, &i, "--unwind", &o->unwind)) ||
+            (r = opt_value(argc, argv, &i, "--depth", &o->depth)) ||
+            (r = opt_value(argc, argv, &i, "--interval", &o->interval)) ||
+            (r = opt_value(argc, argv, &i, "--sample", &o->sample)) ||
+            (r = opt_value(argc, argv, &i, "--signal", &o->signal)) ||
+            (r = opt_value(argc, argv, &i, "--peak-slack", &o->peak_slack))) {
+            if (r < 0)
+                return -1;
+            continue;
+        }
+        fprintf(stderr, "heapscope run: unknown option '%s'\n", a);
+        run_usage(stderr);
+        return -1;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "heapscope run: no program given\n");
+        run_usage(stderr);
+        return -1;
+    }
+    o->prog = argv + i;
+    if (o->unwind && strcmp(o->unwind, "dwarf") && strcmp(o->unwind, "fp") &&
+        strcmp(o->unwind, "libunwind")) {
+        fprintf(stderr, "heapscope run: --unwind must be dwarf, fp or libunwind, not '%s'\n",
+                o->unwind);
+        return -1;
+    }
+    if (check_number("--depth", o->depth, 1, 256) < 0 ||
+        check_number("--interval", o->interval, 10, 86400000) < 0 ||
+        check_number("--sample", o->sample, 1, 60000) < 0 ||
+        check_number("--peak-slack", o->peak_slack, 0, 1L << 30) < 0)
+        return -1;
+    return 0;
+}
+
+/* Path of libheapscope.so: $HEAPSCOPE_LIB, next to our binary
+ * (../lib), or the install libdir. */
+static int find_library(char *out, size_t cap)
+{
+    const char *env = getenv("HEAPSCOPE_LIB");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return access(out, R_OK) == 0 ? 0 : -1;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *dir = dirname(self);
+        static const char *rel[] = {"/../lib/libheapscope.so", "/../lib/heapscope/libheapscope.so",
+                                    "/libheapscope.so"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            char cand[PATH_MAX + 64];
+            snprintf(cand, sizeof cand, "%s%s", dir, rel[i]);
+            if (access(cand, R_OK) == 0 && realpath(cand, out))
+                return 0;
+        }
+    }
+    snprintf(out, cap, "%s/libheapscope.so", HEAPSCOPE_INSTALL_LIBDIR);
+    return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+static void set_env(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+}
+
+static void child_exec(const run_opts_t *o, const char *lib)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    const char *old = getenv("LD_PRELOAD");
+    char *preload;
+    if (old && *old) {
+        if (asprintf(&preload, "%s:%s", lib, old) < 0)
+            _exit(127);
+    } else {
+        preload = (char *)lib;
+    }
+    setenv("LD_PRELOAD", preload, 1);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    setenv("HEAPSCOPE_ROOT_PID", pid, 1);
+    set_env("HEAPSCOPE_OUTPUT", o->output);
+    set_env("HEAPSCOPE_UNWIND", o->unwind);
+    set_env("HEAPSCOPE_DEPTH", o->depth);
+    set_env("HEAPSCOPE_INTERVAL_MS", o->interval);
+    set_env("HEAPSCOPE_SAMPLE_MS", o->sample);
+    set_env("HEAPSCOPE_SIGNAL", o->signal);
+    set_env("HEAPSCOPE_PEAK_SLACK", o->peak_slack);
+    execvp(o->prog[0], o->prog);
+    fprintf(stderr, "heapscope run: cannot run '%s': %s\n", o->prog[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+}
+
+static pid_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+/* The profile the started process wrote. */
+static int profile_path(const run_opts_t *o, pid_t pid, char *out, size_t cap)
+{
+    if (o->output && !strstr(o->output, "%")) {
+        snprintf(out, cap, "%s", o->output);
+        return access(out, R_OK);
+    }
+    char pattern[PATH_MAX];
+    if (o->output) {
+        /* expand %p and %e like the collector does (program name = argv[0]) */
+        size_t n = 0;
+        char *base = basename(o->prog[0]);
+        for (const char *p = o->output; *p && n + 32 < sizeof pattern; p++) {
+            if (p[0] == '%' && p[1] == 'p')
+                n += (size_t)snprintf(pattern + n, sizeof pattern - n, "%d", (int)pid), p++;
+            else if (p[0] == '%' && p[1] == 'e')
+                n += (size_t)snprintf(pattern + n, sizeof pattern - n, "%s", base), p++;
+            else if (p[0] == '%' && p[1] == '%')
+                pattern[n++] = '%', p++;
+            else
+                pattern[n++] = *p;
+        }
+        pattern[n] = 0;
+        snprintf(out, cap, "%s", pattern);
+        return access(out, R_OK);
+    }
+    snprintf(out, cap, "heapscope.%s.%d.hsp", basename(o->prog[0]), (int)pid);
+    if (access(out, R_OK) == 0)
+        return 0;
+    /* the program exec'd under another name: any profile of that pid */
+    snprintf(pattern, sizeof pattern, "heapscope.*.%d.hsp", (int)pid);
+    glob_t g;
+    int rc = -1;
+    if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+        snprintf(out, cap, "%s", g.gl_pathv[0]);
+        rc = 0;
+    }
+    globfree(&g);
+    return rc;
+}
+
+int cli_run_main(int argc, char **argv)
+{
+    run_opts_t o;
+    if (parse(argc, argv, &o) < 0)
+        return 2;
+    char lib[PATH_MAX];
+    if (find_library(lib, sizeof lib) < 0) {
+        fprintf(stderr, "heapscope run: cannot find libheapscope.so (looked for %s; set HEAPSCOPE_LIB)\n",
+                lib);
+        return 2;
+    }
+    if (o.output && !strstr(o.output, "%")) {
+        char tmp[PATH_MAX + 8];
+        unlink(o.output); /* the profile is ours to replace */
+        snprintf(tmp, sizeof tmp, "%s.tmp", o.output);
+        unlink(tmp);
+    }
+    fflush(NULL);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    child_pid = fork();
+    if (child_pid < 0) {
+        fprintf(stderr, "heapscope run: fork: %s\n", strerror(errno));
+        return 2;
+    }
+    if (child_pid == 0)
+        child_exec(&o, lib);
+    signal(SIGTERM, forward);
+    signal(SIGHUP, forward);
+    signal(SIGUSR1, forward);
+    signal(SIGUSR2, forward);
+    int status;
+    while (waitpid(child_pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "heapscope run: waitpid: %s\n", strerror(errno));
+            return 2;
+        }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (WIFEXITED(status) && (code == 126 || code == 127))
+        return code; /* could not start the program; already reported */
+    if (!o.quiet) {
+        char path[PATH_MAX];
+        if (WIFSIGNALED(status))
+            fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
+                    WTERMSIG(status), strsignal(WTERMSIG(status)));
+        if (profile_path(&o, child_pid, path, sizeof path) == 0)
+            an_run_summary(path, stderr);
+        else
+            fprintf(stderr, "heapscope: no profile was written for pid %d\n", (int)child_pid);
+    }
+    return code;
+}

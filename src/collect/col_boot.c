@@ -1,0 +1,251 @@
+/* col_boot.c - start and end of the collector: finds the real allocator
+ * with dlsym(RTLD_NEXT), serves the allocations dlsym itself makes from a
+ * static arena, sets up every part once, and writes the final profile when
+ * the library is finalised (after the program's own destructors).
+ *
+ * Start happens on the first intercepted call or in the library
+ * constructor, whichever comes first; a second thread arriving during start
+ * waits for it.  Nothing here is ever torn down: allocations after our
+ * destructor still go through the hooks and still work. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+#include "heapscope/profile.h"
+
+col_real_t col_real;
+col_process_t col_proc;
+volatile int col_state = COL_UNINIT;
+_Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
+
+/* ---- bootstrap arena: serves dlsym's allocations before malloc is known */
+
+#define BOOT_ARENA_SIZE (256 * 1024)
+static unsigned char boot_arena[BOOT_ARENA_SIZE] UT_ALIGNED(64);
+static size_t boot_used;
+
+/* Each block is preceded by 16 bytes holding its size. */
+void *col_boot_alloc(size_t size, size_t align)
+{
+    if (align < 16)
+        align = 16;
+    size_t start = (boot_used + 16 + align - 1) & ~(align - 1);
+    if (size > BOOT_ARENA_SIZE || start + size > BOOT_ARENA_SIZE)
+        return NULL;
+    boot_used = start + size;
+    memcpy(boot_arena + start - 16, &size, sizeof size);
+    return boot_arena + start;
+}
+
+int col_boot_owns(const void *p)
+{
+    return (const unsigned char *)p >= boot_arena &&
+           (const unsigned char *)p < boot_arena + BOOT_ARENA_SIZE;
+}
+
+size_t col_boot_size(const void *p)
+{
+    size_t size;
+    memcpy(&size, (const unsigned char *)p - 16, sizeof size);
+    return size;
+}
+
+/* ---- start ------------------------------------------------------------ */
+
+uint64_t col_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *resolve(const char *name, int required)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f && required) {
+        col_log("heapscope: cannot find %s in the next library; profiling disabled\n", name);
+    }
+    return f;
+}
+
+static int resolve_all(void)
+{
+    col_real_t *r = &col_real;
+    *(void **)&r->malloc = resolve("malloc", 1);
+    *(void **)&r->free = resolve("free", 1);
+    *(void **)&r->calloc = resolve("calloc", 1);
+    *(void **)&r->realloc = resolve("realloc", 1);
+    *(void **)&r->reallocarray = resolve("reallocarray", 0);
+    *(void **)&r->posix_memalign = resolve("posix_memalign", 1);
+    *(void **)&r->aligned_alloc = resolve("aligned_alloc", 0);
+    *(void **)&r->memalign = resolve("memalign", 0);
+    *(void **)&r->valloc = resolve("valloc", 0);
+    *(void **)&r->pvalloc = resolve("pvalloc", 0);
+    *(void **)&r->malloc_usable_size = resolve("malloc_usable_size", 1);
+    *(void **)&r->dlopen = resolve("dlopen", 0);
+    *(void **)&r->dlclose = resolve("dlclose", 0);
+    *(void **)&r->execve = resolve("execve", 0);
+    *(void **)&r->execvpe = resolve("execvpe", 0);
+    *(void **)&r->fexecve = resolve("fexecve", 0);
+    *(void **)&r->exit_ = resolve("_exit", 1);
+    return r->malloc && r->free && r->calloc && r->realloc && r->posix_memalign &&
+                   r->malloc_usable_size && r->exit_
+               ? 0
+               : -1;
+}
+
+/* Which library really allocates, and the shadow granule it allows: glibc
+ * never places two live blocks within 32 bytes (MINSIZE on x86-64), other
+ * allocators may place them 8 bytes apart. */
+static void identify_allocator(void)
+{
+    Dl_info info;
+    void *addr;
+    memcpy(&addr, &col_real.malloc, sizeof addr); /* function to object pointer */
+    col_proc.granule_shift = 3;
+    if (dladdr(addr, &info) && info.dli_fname) {
+        strncpy(col_proc.allocator, info.dli_fname, sizeof col_proc.allocator - 1);
+        const char *base = strrchr(info.dli_fname, '/');
+        base = base ? base + 1 : info.dli_fname;
+        if (!strncmp(base, "libc.so", 7))
+            col_proc.granule_shift = 5;
+    }
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    col_writer_trigger();
+}
+
+static void install_signal(void)
+{
+    if (!col_config.signal)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(col_config.signal, &sa, NULL);
+}
+
+static void atfork_prepare(void)
+{
+    col_writer_atfork_prepare();
+    col_thread_atfork_prepare();
+    col_stack_atfork_prepare();
+    col_shadow_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+    col_shadow_atfork_release();
+    col_stack_atfork_release();
+    col_thread_atfork_parent();
+    col_writer_atfork_parent();
+}
+
+/* In the child: new pid, new output file, no writer thread yet (it starts
+ * on the child's next cold check), same counters (the heap is inherited). */
+static void atfork_child(void)
+{
+    col_shadow_atfork_release();
+    col_stack_atfork_release();
+    col_thread_atfork_child();
+    col_proc.ppid = col_proc.pid;
+    col_proc.pid = (int)getpid();
+    col_proc.flags |= PF_INFO_FORKED;
+    col_output_reset_child();
+    col_flush_reset_child();
+    col_sample_reset_child();
+    col_writer_atfork_child();
+}
+
+static void boot_once(void)
+{
+    col_tls_guard = 1;
+    if (resolve_all() < 0) {
+        col_state = COL_OFF;
+        return;
+    }
+    col_config_load();
+    if (col_config.disabled) {
+        col_state = COL_OFF;
+        return;
+    }
+    col_proc.pid = (int)getpid();
+    col_proc.ppid = (int)getppid();
+    col_proc.start_mono_ns = col_now_ns();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    col_proc.start_real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (col_config.root_pid && col_config.root_pid != col_proc.pid)
+        col_proc.flags |= PF_INFO_EXECED;
+    identify_allocator();
+    if (col_stack_init() < 0 || col_shadow_init() < 0 || col_thread_init() < 0 ||
+        col_unwind_init() < 0) {
+        col_log("heapscope: cannot reserve memory for the collector; profiling disabled\n");
+        col_state = COL_OFF;
+        return;
+    }
+    col_writer_lock();
+    col_modules_scan();
+    col_modules_self_range(&col_proc.self_lo, &col_proc.self_hi);
+    col_writer_unlock();
+    col_heap.slack = 0;
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    install_signal();
+    __atomic_store_n(&col_state, COL_READY, __ATOMIC_RELEASE);
+    col_writer_start();
+}
+
+/* Bring the collector up; safe to call from any thread, any number of
+ * times.  Returns with col_state READY or OFF, except on the booting
+ * thread itself (re-entered through dlsym), which sees BOOTING. */
+void col_boot_init(void)
+{
+    int s = __atomic_load_n(&col_state, __ATOMIC_ACQUIRE);
+    if (s == COL_READY || s == COL_OFF)
+        return;
+    int expect = COL_UNINIT;
+    if (__atomic_compare_exchange_n(&col_state, &expect, COL_BOOTING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        int saved_errno = errno;
+        int saved_guard = col_tls_guard;
+        boot_once();
+        col_tls_guard = saved_guard;
+        errno = saved_errno;
+        return;
+    }
+    if (col_tls_guard)
+        return; /* re-entered on the booting thread */
+    while (__atomic_load_n(&col_state, __ATOMIC_ACQUIRE) == COL_BOOTING)
+        sched_yield();
+}
+
+__attribute__((constructor(101))) static void col_boot_ctor(void)
+{
+    col_boot_init();
+}
+
+/* Final profile: runs in _dl_fini, after the program's atexit handlers and
+ * static destructors. */
+__attribute__((destructor(101))) static void col_boot_dtor(void)
+{
+    if (col_state != COL_READY || col_proc.pid != (int)getpid())
+        return;
+    int saved_errno = errno;
+    col_tls_guard++;
+    col_writer_lock();
+    col_flush(COL_FLUSH_FINAL);
+    col_writer_unlock();
+    col_tls_guard--;
+    errno = saved_errno;
+}

@@ -1,0 +1,75 @@
+/* col_config.c - the collector's settings, read once from HEAPSCOPE_*
+ * environment variables (set by `heapscope run`, see the man page). */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/col_internal.h"
+#include "heapscope/profile.h"
+
+col_config_t col_config;
+
+static long env_long(const char *name, long def, long lo, long hi)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < lo || v > hi) {
+        col_log("heapscope: ignoring %s=%s (expected %ld..%ld)\n", name, s, lo, hi);
+        return def;
+    }
+    return v;
+}
+
+/* Signal name (USR2, SIGUSR2) or number; 0 if unset or invalid. */
+static int env_signal(const char *name)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    if (!strncmp(s, "SIG", 3))
+        s += 3;
+    static const struct { const char *n; int v; } names[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},
+        {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"URG", SIGURG},
+    };
+    for (size_t i = 0; i < UT_ARRAY_LEN(names); i++)
+        if (!strcmp(s, names[i].n))
+            return names[i].v;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*end && v > 0 && v < NSIG)
+        return (int)v;
+    col_log("heapscope: ignoring HEAPSCOPE_SIGNAL=%s\n", s);
+    return 0;
+}
+
+/* Fill col_config from the environment; defaults for what is unset. */
+void col_config_load(void)
+{
+    col_config_t *c = &col_config;
+    c->quiet = env_long("HEAPSCOPE_QUIET", 0, 0, 1) != 0;
+    c->disabled = env_long("HEAPSCOPE_DISABLE", 0, 0, 1) != 0;
+    const char *u = getenv("HEAPSCOPE_UNWIND");
+    c->unwinder = PF_UNWIND_DWARF;
+    if (u && !strcmp(u, "fp"))
+        c->unwinder = PF_UNWIND_FP;
+    else if (u && !strcmp(u, "libunwind"))
+        c->unwinder = PF_UNWIND_LIBUNWIND;
+    else if (u && *u && strcmp(u, "dwarf"))
+        col_log("heapscope: unknown HEAPSCOPE_UNWIND=%s, using dwarf\n", u);
+    c->max_depth = (int)env_long("HEAPSCOPE_DEPTH", 64, 1, COL_MAX_DEPTH);
+    c->interval_ms = (unsigned)env_long("HEAPSCOPE_INTERVAL_MS", 500, 10, 86400000);
+    c->sample_ms = (unsigned)env_long("HEAPSCOPE_SAMPLE_MS", 10, 1, 60000);
+    if (c->sample_ms > c->interval_ms)
+        c->sample_ms = c->interval_ms;
+    c->peak_slack = env_long("HEAPSCOPE_PEAK_SLACK", 16384, 0, 1L << 30);
+    c->signal = env_signal("HEAPSCOPE_SIGNAL");
+    c->root_pid = (int)env_long("HEAPSCOPE_ROOT_PID", 0, 0, 1L << 30);
+    const char *o = getenv("HEAPSCOPE_OUTPUT");
+    c->output_explicit = o && *o;
+    strncpy(c->output, c->output_explicit ? o : "heapscope.%e.%p.hsp", sizeof c->output - 1);
+}

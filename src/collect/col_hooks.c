@@ -1,0 +1,137 @@
+/* col_hooks.c - the interposed malloc family: the only symbols besides
+ * heapscope_* that libheapscope.so exports.
+ *
+ * Each hook: take the fast path when the collector is ready and this thread
+ * is not inside heapscope itself, call the real function, record, return.
+ * Everything unusual (start-up, re-entry, bootstrap blocks from dlsym) goes
+ * to col_hooks_cold.c.  Allocations are recorded after the real call
+ * succeeds; frees are recorded before the real free, so that the address
+ * cannot be handed to another thread while we still look at it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "collect/col_hooks_cold.h"
+#include "collect/col_internal.h"
+
+#define HOOK_FAST() (UT_LIKELY(col_state == COL_READY) && UT_LIKELY(!col_tls_guard))
+
+UT_EXPORT void *malloc(size_t size)
+{
+    if (!HOOK_FAST())
+        return col_cold_malloc(size);
+    void *p = col_real.malloc(size);
+    if (UT_LIKELY(p != NULL))
+        col_record_alloc(p, size);
+    return p;
+}
+
+UT_EXPORT void free(void *ptr)
+{
+    if (UT_UNLIKELY(ptr == NULL))
+        return;
+    if (!HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr))) {
+        col_cold_free(ptr);
+        return;
+    }
+    col_record_free(ptr);
+    col_real.free(ptr);
+}
+
+UT_EXPORT void *calloc(size_t n, size_t size)
+{
+    if (!HOOK_FAST())
+        return col_cold_calloc(n, size);
+    void *p = col_real.calloc(n, size);
+    if (UT_LIKELY(p != NULL))
+        col_record_alloc(p, n * size); /* no overflow: calloc succeeded */
+    return p;
+}
+
+UT_EXPORT void *realloc(void *ptr, size_t size)
+{
+    if (!HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr)))
+        return col_cold_realloc(ptr, size);
+    if (ptr == NULL)
+        return malloc(size);
+    col_taken_t old;
+    col_record_take(ptr, &old);
+    void *p = col_real.realloc(ptr, size);
+    if (UT_UNLIKELY(p == NULL && size != 0)) {
+        col_record_restore(&old); /* failed: the old block lives on */
+        return NULL;
+    }
+    col_record_commit_free(&old);
+    if (p != NULL)
+        col_record_alloc(p, size);
+    return p;
+}
+
+UT_EXPORT void *reallocarray(void *ptr, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(ptr, n * size);
+}
+
+UT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    if (!HOOK_FAST())
+        return col_cold_posix_memalign(out, align, size);
+    int rc = col_real.posix_memalign(out, align, size);
+    if (UT_LIKELY(rc == 0))
+        col_record_alloc(*out, size);
+    return rc;
+}
+
+UT_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+    if (!HOOK_FAST() || !col_real.aligned_alloc)
+        return col_cold_aligned(COL_ALIGNED_ALLOC, align, size);
+    void *p = col_real.aligned_alloc(align, size);
+    if (UT_LIKELY(p != NULL))
+        col_record_alloc(p, size);
+    return p;
+}
+
+UT_EXPORT void *memalign(size_t align, size_t size)
+{
+    if (!HOOK_FAST() || !col_real.memalign)
+        return col_cold_aligned(COL_MEMALIGN, align, size);
+    void *p = col_real.memalign(align, size);
+    if (UT_LIKELY(p != NULL))
+        col_record_alloc(p, size);
+    return p;
+}
+
+UT_EXPORT void *valloc(size_t size)
+{
+    if (!HOOK_FAST() || !col_real.valloc)
+        return col_cold_aligned(COL_VALLOC, 0, size);
+    void *p = col_real.valloc(size);
+    if (UT_LIKELY(p != NULL))
+        col_record_alloc(p, size);
+    return p;
+}
+
+UT_EXPORT void *pvalloc(size_t size)
+{
+    if (!HOOK_FAST() || !col_real.pvalloc)
+        return col_cold_aligned(COL_PVALLOC, 0, size);
+    void *p = col_real.pvalloc(size);
+    if (UT_LIKELY(p != NULL))
+        col_record_alloc(p, size);
+    return p;
+}
+
+UT_EXPORT size_t malloc_usable_size(void *ptr)
+{
+    if (ptr && UT_UNLIKELY(col_boot_owns(ptr)))
+        return col_boot_size(ptr);
+    if (UT_UNLIKELY(!col_real.malloc_usable_size))
+        return 0;
+    return col_real.malloc_usable_size(ptr);
+}

@@ -1,0 +1,194 @@
+/* col_hooks_proc.c - interposed process-level calls: dlopen/dlclose keep
+ * the module map right (stacks recorded before a dlclose are placed in the
+ * profile before the module's unload record), and the exec family writes
+ * the profile of the image that is about to be replaced.  The new image is
+ * profiled too when LD_PRELOAD still names libheapscope.so. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+
+extern char **environ;
+
+static int active(void)
+{
+    return col_state == COL_READY && !col_tls_guard;
+}
+
+UT_EXPORT void *dlopen(const char *file, int mode)
+{
+    if (!col_real.dlopen) {
+        col_boot_init();
+        if (!col_real.dlopen) {
+            errno = ENOSYS;
+            return NULL;
+        }
+    }
+    void *h = col_real.dlopen(file, mode);
+    if (h && active()) {
+        int saved = errno;
+        col_tls_guard++;
+        col_writer_lock();
+        col_modules_scan();
+        col_writer_unlock();
+        col_tls_guard--;
+        errno = saved;
+    }
+    return h;
+}
+
+UT_EXPORT int dlclose(void *handle)
+{
+    if (!col_real.dlclose) {
+        col_boot_init();
+        if (!col_real.dlclose)
+            return -1;
+    }
+    int on = active();
+    if (on) {
+        /* the stacks recorded so far belong before the module's unload */
+        col_tls_guard++;
+        col_writer_lock();
+        col_modules_scan();
+        col_flush_intern_pending();
+        col_writer_unlock();
+        col_tls_guard--;
+    }
+    int rc = col_real.dlclose(handle);
+    if (on) {
+        int saved = errno;
+        col_tls_guard++;
+        col_writer_lock();
+        col_modules_scan();
+        col_writer_unlock();
+        col_tls_guard--;
+        errno = saved;
+    }
+    return rc;
+}
+
+/* Write this image's profile before exec replaces it.  Skipped in a vfork
+ * child (different pid, our state is the parent's). */
+static void before_exec(void)
+{
+    if (!active() || (int)getpid() != col_proc.pid)
+        return;
+    int saved = errno;
+    col_tls_guard++;
+    col_writer_lock();
+    col_flush(COL_FLUSH_EXEC);
+    col_writer_unlock();
+    col_tls_guard--;
+    errno = saved;
+}
+
+UT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    if (!col_real.execve)
+        col_boot_init();
+    before_exec();
+    return col_real.execve(path, argv, envp);
+}
+
+UT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    if (!col_real.execvpe)
+        col_boot_init();
+    before_exec();
+    return col_real.execvpe(file, argv, envp);
+}
+
+UT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    if (!col_real.fexecve)
+        col_boot_init();
+    before_exec();
+    return col_real.fexecve(fd, argv, envp);
+}
+
+UT_EXPORT int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+UT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+#define EXECL_MAX_ARGS 4096
+
+/* Collect execl-style variadic arguments into argv (NULL-terminated);
+ * returns -1 with E2BIG if there are too many. */
+static int collect_args(char **argv, const char *arg0, va_list ap)
+{
+    int n = 0;
+    argv[n++] = (char *)arg0;
+    while (arg0) {
+        if (n == EXECL_MAX_ARGS) {
+            errno = E2BIG;
+            return -1;
+        }
+        char *a = va_arg(ap, char *);
+        argv[n++] = a;
+        if (!a)
+            break;
+    }
+    return 0;
+}
+
+UT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    char *argv[EXECL_MAX_ARGS + 1];
+    va_list ap;
+    va_start(ap, arg);
+    int rc = collect_args(argv, arg, ap);
+    va_end(ap);
+    return rc < 0 ? -1 : execve(path, argv, environ);
+}
+
+UT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    char *argv[EXECL_MAX_ARGS + 1];
+    va_list ap;
+    va_start(ap, arg);
+    int rc = collect_args(argv, arg, ap);
+    va_end(ap);
+    return rc < 0 ? -1 : execvpe(file, argv, environ);
+}
+
+UT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    char *argv[EXECL_MAX_ARGS + 1];
+    va_list ap;
+    va_start(ap, arg);
+    int rc = collect_args(argv, arg, ap);
+    char *const *envp = rc < 0 ? NULL : va_arg(ap, char *const *);
+    va_end(ap);
+    return rc < 0 ? -1 : execve(path, argv, envp);
+}
+
+/* _exit skips atexit handlers and destructors, so our final flush too:
+ * write it here (fork children commonly leave this way). */
+UT_EXPORT void _exit(int status)
+{
+    if (col_state == COL_READY && !col_tls_guard && (int)getpid() == col_proc.pid) {
+        col_tls_guard++;
+        col_writer_lock();
+        col_flush(COL_FLUSH_FINAL);
+        col_writer_unlock();
+    }
+    if (col_real.exit_)
+        col_real.exit_(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+UT_EXPORT void _Exit(int status)
+{
+    _exit(status);
+}

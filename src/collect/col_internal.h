@@ -1,0 +1,303 @@
+/* col_internal.h - shared state and internal API of the preload collector.
+ *
+ * Reading order for a newcomer: col_hooks.c (the interposed malloc family)
+ * -> col_record.c (what one allocation or free updates) -> col_thread.c
+ * (per-thread counter tables) -> col_stack.c (unique stacks) ->
+ * col_shadow.c (live blocks) -> col_writer.c / col_flush.c (the profile).
+ *
+ * Threading model: every program thread owns a col_thread_t and is the only
+ * writer of its counters; the writer thread reads them with relaxed loads.
+ * Unique stacks are interned in one process-wide, insert-only table that is
+ * read without locks.  Live blocks are found by address in a shadow map.
+ * Nothing on the allocation path takes a lock, does I/O or calls malloc.
+ */
+#ifndef COL_INTERNAL_H
+#define COL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "common/ut_compiler.h"
+
+/* ---- configuration (col_config.c) ------------------------------------ */
+
+typedef struct col_config {
+    int unwinder;          /* enum pf_unwinder */
+    int max_depth;         /* frames kept per stack */
+    unsigned interval_ms;  /* flush period */
+    unsigned sample_ms;    /* timeline sample period */
+    int64_t peak_slack;    /* bytes a thread may keep unpublished (>1 thread) */
+    int signal;            /* signal that triggers a flush, 0 = none */
+    int quiet;             /* no diagnostics on stderr */
+    int disabled;          /* HEAPSCOPE_DISABLE: pass everything through */
+    char output[1024];     /* output file pattern (%p pid, %e program) */
+    int output_explicit;   /* HEAPSCOPE_OUTPUT was set */
+    int root_pid;          /* HEAPSCOPE_ROOT_PID: the launcher's child */
+} col_config_t;
+
+extern col_config_t col_config;
+void col_config_load(void);
+
+#define COL_MAX_DEPTH 256
+
+/* ---- real allocator (col_boot.c) -------------------------------------- */
+
+typedef struct col_real {
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void *(*reallocarray)(void *, size_t, size_t);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    size_t (*malloc_usable_size)(void *);
+    void *(*dlopen)(const char *, int);
+    int (*dlclose)(void *);
+    int (*execve)(const char *, char *const[], char *const[]);
+    int (*execvpe)(const char *, char *const[], char *const[]);
+    int (*fexecve)(int, char *const[], char *const[]);
+    void (*exit_)(int) __attribute__((noreturn));
+} col_real_t;
+
+extern col_real_t col_real;
+
+/* 0 before init, 1 while initialising, 2 ready, 3 disabled */
+extern volatile int col_state;
+enum { COL_UNINIT = 0, COL_BOOTING = 1, COL_READY = 2, COL_OFF = 3 };
+
+void col_boot_init(void);                       /* idempotent, any thread */
+int col_boot_owns(const void *p);               /* p from the bootstrap arena? */
+void *col_boot_alloc(size_t size, size_t align); /* bootstrap arena (dlsym) */
+size_t col_boot_size(const void *p);
+
+/* Re-entrancy guard: set while heapscope itself runs on this thread, so
+ * that allocations it causes (libunwind, dl_iterate_phdr, stdio in the
+ * writer) go straight to the real allocator, unrecorded. */
+extern _Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
+
+/* Process facts fixed at start (or after fork). */
+typedef struct col_process {
+    int pid;
+    int ppid;
+    unsigned flags;             /* PF_INFO_* */
+    uint64_t start_mono_ns;
+    uint64_t start_real_ns;
+    uintptr_t self_lo, self_hi; /* libheapscope.so's own text */
+    unsigned granule_shift;     /* shadow granule: 5 for glibc, 3 otherwise */
+    char allocator[512];        /* module providing the real malloc */
+} col_process_t;
+
+extern col_process_t col_proc;
+
+uint64_t col_now_ns(void);      /* CLOCK_MONOTONIC */
+
+/* ---- per-thread state (col_thread.c) ---------------------------------- */
+
+/* Counters of one (stack, size key) pair, as seen by one thread.  Frees of
+ * blocks allocated on other threads land in the freeing thread's entry, so
+ * every field is a per-thread partial sum; the writer adds them up. */
+typedef struct col_entry {
+    uint32_t stack_id;
+    uint32_t peak_gen;      /* col_heap.peak_gen when peak_* were saved */
+    uint64_t size;          /* size key: exact size or bucket low bound */
+    uint64_t allocs, bytes, frees, bytes_freed, temporary;
+    int64_t peak_blocks, peak_bytes; /* live partials at the last peak */
+} col_entry_t;
+
+#define COL_CHUNK_BITS 12
+#define COL_CHUNK_ENTRIES (1u << COL_CHUNK_BITS)
+#define COL_MAX_CHUNKS 1024 /* 4M entries per thread */
+
+typedef struct col_thread {
+    /* --- owner-only hot fields --- */
+    uint32_t *index;        /* open addressing: entry number + 1 */
+    uint32_t index_mask;
+    uint32_t index_used;
+    col_entry_t *last;      /* entry of the previous lookup */
+    int64_t pending;        /* live-byte change not yet published */
+    const void *last_alloc; /* for temporary allocations */
+    uintptr_t stack_lo, stack_hi;
+    uint32_t tick;          /* events until the next cold check */
+    /* --- read by the writer --- */
+    uint32_t nentries;      /* published with release */
+    uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
+    col_entry_t *chunks[COL_MAX_CHUNKS];
+    /* --- registry --- */
+    struct col_thread *next; /* all states ever created, never unlinked */
+    int in_use;              /* owned by a live thread */
+    int shared;              /* the late-events state, used under a lock */
+} col_thread_t;
+
+extern _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
+
+int col_thread_init(void);                /* once, at start */
+col_thread_t *col_thread_attach(void);   /* cold: state for this thread */
+int col_thread_max_live(void);           /* most threads alive at once */
+int col_thread_seen(void);               /* threads that ever attached */
+col_thread_t *col_thread_all(void);      /* head of the registry list */
+col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t size);
+int col_thread_live_count(void);
+void col_thread_lock_shared(void);
+void col_thread_unlock_shared(void);
+col_thread_t *col_thread_shared(void);
+void col_thread_atfork_prepare(void);
+void col_thread_atfork_parent(void);
+void col_thread_atfork_child(void);
+
+/* Entry of (stack_id, size key) in t, created if needed.  NULL if the
+ * thread's table is full (the caller counts the event as lost). */
+UT_INLINE col_entry_t *col_thread_entry(col_thread_t *t, uint32_t stack_id, uint64_t key)
+{
+    col_entry_t *e = t->last;
+    if (UT_LIKELY(e && e->stack_id == stack_id && e->size == key))
+        return e;
+    return col_thread_entry_slow(t, stack_id, key);
+}
+
+/* Exact size up to PF_EXACT_SIZE_MAX, else the low bound of its bucket
+ * (16 buckets per power of two). */
+UT_INLINE uint64_t col_size_key(uint64_t size)
+{
+    if (UT_LIKELY(size <= 8192))
+        return size;
+    unsigned top = 63u - (unsigned)__builtin_clzll(size);
+    uint64_t step = 1ull << (top - 4);
+    return size & ~(step - 1);
+}
+
+/* ---- global heap counter and peak (col_record.c) ---------------------- */
+
+typedef struct col_heap {
+    int64_t live UT_ALIGNED(UT_CACHE_LINE); /* published live bytes */
+    int64_t peak UT_ALIGNED(UT_CACHE_LINE);
+    uint32_t peak_gen;
+    int64_t slack;          /* current publication slack */
+    uint64_t peak_t;        /* set by the writer's sampler */
+    int64_t peak_seen;      /* peak value the sampler last timed */
+} col_heap_t;
+
+extern col_heap_t col_heap;
+
+void col_record_alloc(void *ptr, size_t size);
+void col_record_free(void *ptr);
+
+/* realloc support: take the old block's record out of the shadow before
+ * the real realloc, then commit (it was freed) or restore (realloc failed). */
+typedef struct col_taken {
+    void *ptr;
+    uint32_t value;
+    uint64_t size;
+    int valid;
+} col_taken_t;
+void col_record_take(void *ptr, col_taken_t *tk);
+void col_record_commit_free(col_taken_t *tk);
+void col_record_restore(col_taken_t *tk);
+void col_record_publish_thread(col_thread_t *t);
+
+/* ---- unique stacks (col_stack.c) -------------------------------------- */
+
+#define COL_STACK_LOST 1u /* pseudo-stack of allocations with no stack */
+
+typedef struct col_stack_rec {
+    uint64_t hash;
+    uint32_t depth;
+    uint32_t flags;         /* PF_STACK_* */
+    uintptr_t ips[];
+} col_stack_rec_t;
+
+int col_stack_init(void);
+uint32_t col_stack_intern(const uintptr_t *ips, int depth, unsigned flags);
+uint32_t col_stack_count(void);               /* ids are 1 .. count */
+const col_stack_rec_t *col_stack_get(uint32_t id);
+void col_stack_atfork_prepare(void);
+void col_stack_atfork_release(void);
+
+/* ---- shadow map of live blocks (col_shadow.c) ------------------------- */
+
+int col_shadow_init(void);
+/* Mark ptr live with the given value (non-zero); returns the value that
+ * was there (non-zero means a free was missed). */
+uint32_t col_shadow_set(const void *ptr, uint32_t value);
+/* Read and clear; 0 if ptr is not a live block heapscope recorded. */
+uint32_t col_shadow_take(const void *ptr);
+/* Exact sizes of blocks whose slack does not fit in the shadow value. */
+void col_shadow_size_put(const void *ptr, uint64_t size);
+uint64_t col_shadow_size_take(const void *ptr);
+void col_shadow_atfork_prepare(void);
+void col_shadow_atfork_release(void);
+
+#define COL_SLACK_BITS 8
+#define COL_SLACK_BIG 0xffu
+
+/* ---- unwinding (col_unwind.c) ----------------------------------------- */
+
+int col_unwind_init(void);
+void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
+/* Return addresses of the current stack, innermost first, without
+ * heapscope's own frames.  *flags gets PF_STACK_TRUNCATED when cut. */
+int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags);
+
+/* ---- modules (col_modules.c) ------------------------------------------ */
+
+typedef struct col_module {
+    uint32_t id;
+    uint64_t t_load, t_unload; /* t_unload 0 while loaded */
+    uintptr_t bias, start, end;
+    char *path;
+    uint8_t build_id[64];
+    uint32_t build_id_len;
+    uint32_t epoch_load, epoch_unload;
+} col_module_t;
+
+/* Rescan the loaded modules; returns 1 if anything changed.  Caller holds
+ * the writer lock. */
+int col_modules_scan(void);
+col_module_t *col_modules_list(size_t *count);
+uint32_t col_modules_epoch(void);
+void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
+int col_modules_is_code(uintptr_t ip);  /* lock-free */
+
+/* ---- writer thread and profile (col_writer.c, col_flush.c) ------------ */
+
+int col_writer_start(void);
+void col_writer_lock(void);
+void col_writer_unlock(void);
+void col_writer_trigger(void);          /* async-signal-safe */
+void col_writer_atfork_prepare(void);
+void col_writer_atfork_parent(void);
+void col_writer_atfork_child(void);
+void col_writer_tick(void);             /* cold check from the hot path */
+
+enum { COL_FLUSH_PERIODIC = 0, COL_FLUSH_FINAL = 1, COL_FLUSH_EXEC = 2 };
+/* Write the whole profile; caller holds the writer lock. */
+int col_flush(int kind);
+void col_flush_intern_pending(void);    /* stacks -> call tree, before dlclose */
+int col_flush_finished(void);
+void col_flush_reset_child(void);
+
+typedef struct col_sample {
+    uint64_t t, heap, rss, allocs, frees;
+} col_sample_t;
+void col_sample_take(void);             /* caller holds the writer lock */
+const col_sample_t *col_samples(size_t *count);
+uint64_t col_rss_peak(void);
+void col_sample_reset_child(void);
+
+/* ---- output file (col_output.c) --------------------------------------- */
+
+/* The profile's path, chosen on first use; NULL if none can be written. */
+const char *col_output_path(void);
+void col_output_reset_child(void);
+
+/* ---- diagnostics (col_log.c) ------------------------------------------ */
+
+void col_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void col_message_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *col_message_get(size_t i);
+size_t col_message_count(void);
+
+#endif

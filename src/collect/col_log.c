@@ -1,0 +1,59 @@
+/* col_log.c - diagnostics of the collector: one line to stderr with
+ * write(2) (unless HEAPSCOPE_QUIET), and messages kept for the profile's
+ * MESSAGE records.  Called only on cold paths with the guard set. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+
+#define MAX_MESSAGES 16
+#define MESSAGE_LEN 256
+
+static char messages[MAX_MESSAGES][MESSAGE_LEN];
+static size_t nmessages;
+static int msg_lock;
+
+void col_log(const char *fmt, ...)
+{
+    if (col_config.quiet)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = sizeof line - 1;
+    ssize_t w = write(2, line, (size_t)n);
+    (void)w;
+}
+
+/* Keep a message for the profile (the first MAX_MESSAGES only). */
+void col_message_add(const char *fmt, ...)
+{
+    while (__atomic_exchange_n(&msg_lock, 1, __ATOMIC_ACQUIRE))
+        ;
+    if (nmessages < MAX_MESSAGES) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(messages[nmessages], MESSAGE_LEN, fmt, ap);
+        va_end(ap);
+        nmessages++;
+    }
+    __atomic_store_n(&msg_lock, 0, __ATOMIC_RELEASE);
+}
+
+const char *col_message_get(size_t i)
+{
+    return i < nmessages ? messages[i] : NULL;
+}
+
+size_t col_message_count(void)
+{
+    return nmessages;
+}

@@ -1,0 +1,250 @@
+/* col_modules.c - the module map: which ELF objects are loaded where, with
+ * their GNU build IDs, so that return addresses can be symbolised offline.
+ *
+ * The list only grows: a module that disappears is marked unloaded with the
+ * epoch of the scan that noticed it.  Epochs let the profile writer place
+ * call-tree nodes between the right MODULE_LOAD and MODULE_UNLOAD records
+ * (docs/FORMAT.md).  Scans run under the writer lock, never on the
+ * allocation path; their memory comes from the real allocator (the guard is
+ * set by the caller). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <stddef.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+
+static col_module_t *mods;
+static size_t nmods, capmods;
+static uint32_t epoch = 1;
+static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
+static char exe_path[4096];
+
+/* Executable segments of the loaded modules, sorted, for the frame-pointer
+ * unwinder to reject return addresses that point nowhere.  Replaced
+ * wholesale on a change; old arrays stay allocated for readers. */
+typedef struct exec_ranges {
+    size_t n;
+    uintptr_t r[][2];
+} exec_ranges_t;
+static exec_ranges_t *exec_cur;
+
+static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    exec_ranges_t *x = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        if (x->n < 4096) {
+            x->r[x->n][0] = info->dlpi_addr + ph->p_vaddr;
+            x->r[x->n][1] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            x->n++;
+        }
+    }
+    return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void exec_ranges_rebuild(void)
+{
+    exec_ranges_t *x = malloc(sizeof *x + 4096 * sizeof x->r[0]);
+    if (!x)
+        return;
+    x->n = 0;
+    dl_iterate_phdr(add_exec, x);
+    qsort(x->r, x->n, sizeof x->r[0], cmp_range);
+    __atomic_store_n(&exec_cur, x, __ATOMIC_RELEASE);
+}
+
+/* Is ip inside an executable segment of a loaded module?  Lock-free. */
+int col_modules_is_code(uintptr_t ip)
+{
+    const exec_ranges_t *x = __atomic_load_n(&exec_cur, __ATOMIC_ACQUIRE);
+    if (!x)
+        return 1;
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ip < x->r[mid][0])
+            hi = mid;
+        else if (ip >= x->r[mid][1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct scan {
+    int *present; /* per existing module: seen in this scan */
+    size_t before;  /* modules known when the scan started */
+    int changed;
+    uint64_t now;
+} scan_t;
+
+static void read_build_id(struct dl_phdr_info *info, col_module_t *m)
+{
+    m->build_id_len = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+            const unsigned char *n = p + sizeof *nh;
+            if (n + name + desc > end)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(n, "GNU", 4) &&
+                nh->n_descsz <= sizeof m->build_id) {
+                memcpy(m->build_id, n + name, nh->n_descsz);
+                m->build_id_len = nh->n_descsz;
+                return;
+            }
+            p = n + name + desc;
+        }
+    }
+}
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    scan_t *s = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo)
+            lo = a;
+        if (a + ph->p_memsz > hi)
+            hi = a + ph->p_memsz;
+    }
+    if (lo >= hi)
+        return 0;
+    const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : exe_path;
+    for (size_t i = 0; i < s->before; i++) {
+        col_module_t *m = &mods[i];
+        if (!m->t_unload && m->bias == info->dlpi_addr && m->start == lo && !strcmp(m->path, path)) {
+            s->present[i] = 1;
+            return 0;
+        }
+    }
+    if (nmods == capmods) {
+        size_t cap = capmods ? capmods * 2 : 64;
+        col_module_t *n = realloc(mods, cap * sizeof *n);
+        if (!n)
+            return 0;
+        mods = n;
+        capmods = cap;
+    }
+    col_module_t *m = &mods[nmods];
+    memset(m, 0, sizeof *m);
+    m->path = strdup(path);
+    if (!m->path)
+        return 0;
+    m->id = (uint32_t)nmods + 1;
+    m->t_load = s->now;
+    m->bias = info->dlpi_addr;
+    m->start = lo;
+    m->end = hi;
+    m->epoch_load = epoch;
+    read_build_id(info, m);
+    nmods++;
+    s->changed = 1;
+    return 0;
+}
+
+static int read_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *c = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        c[0] = info->dlpi_adds;
+        c[1] = info->dlpi_subs;
+    }
+    return 1; /* the first object is enough */
+}
+
+/* Rescan when the loader's load/unload counters moved; 1 if the list
+ * changed.  Caller holds the writer lock and the re-entrancy guard. */
+int col_modules_scan(void)
+{
+    if (!exe_path[0]) {
+        ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+        if (n <= 0)
+            strcpy(exe_path, "[program]");
+        else
+            exe_path[n] = 0;
+    }
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(read_counts, c);
+    if (c[0] == seen_adds && c[1] == seen_subs)
+        return 0;
+    scan_t s = {0};
+    s.now = col_now_ns() - col_proc.start_mono_ns;
+    s.present = calloc(nmods + 1, sizeof *s.present);
+    if (!s.present)
+        return 0;
+    size_t before = nmods;
+    s.before = before;
+    dl_iterate_phdr(scan_one, &s);
+    for (size_t i = 0; i < before; i++) {
+        if (!mods[i].t_unload && !s.present[i]) {
+            mods[i].t_unload = s.now ? s.now : 1;
+            mods[i].epoch_unload = epoch;
+            s.changed = 1;
+        }
+    }
+    free(s.present);
+    seen_adds = c[0];
+    seen_subs = c[1];
+    if (s.changed) {
+        exec_ranges_rebuild();
+        epoch++;
+        col_unwind_modules_changed();
+    }
+    return s.changed;
+}
+
+col_module_t *col_modules_list(size_t *count)
+{
+    *count = nmods;
+    return mods;
+}
+
+uint32_t col_modules_epoch(void)
+{
+    return epoch;
+}
+
+/* The address range of libheapscope.so itself. */
+void col_modules_self_range(uintptr_t *lo, uintptr_t *hi)
+{
+    Dl_info info;
+    void (*self)(uintptr_t *, uintptr_t *) = col_modules_self_range;
+    void *addr;
+    memcpy(&addr, &self, sizeof addr); /* function to object pointer */
+    *lo = *hi = 0;
+    if (!dladdr(addr, &info))
+        return;
+    for (size_t i = 0; i < nmods; i++)
+        if (!mods[i].t_unload && mods[i].bias == (uintptr_t)info.dli_fbase) {
+            *lo = mods[i].start;
+            *hi = mods[i].end;
+            return;
+        }
+}

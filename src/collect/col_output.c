@@ -1,0 +1,105 @@
+/* col_output.c - the profile's file name.
+ *
+ * HEAPSCOPE_OUTPUT is a pattern (%p: pid, %e: program name, %%: %),
+ * default "heapscope.%e.%p.hsp".  The first process to claim a name creates
+ * the file (O_EXCL); a process that finds it taken (a fork child, an exec'd
+ * program with the same pid, a name without %p) uses NAME.<pid>, then
+ * NAME.<pid>.1, .2 ...  A fork child or another process than the one
+ * `heapscope run` started never takes a name without %p. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+#include "heapscope/profile.h"
+
+extern char *program_invocation_short_name;
+
+static char path[4096];
+static int state; /* 0 undecided, 1 chosen, -1 impossible */
+
+static void expand(char *out, size_t cap, const char *pattern, int *has_pid)
+{
+    size_t n = 0;
+    *has_pid = 0;
+    for (const char *p = pattern; *p && n + 1 < cap; p++) {
+        char tmp[64];
+        const char *s = NULL;
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(tmp, sizeof tmp, "%d", col_proc.pid);
+            s = tmp;
+            *has_pid = 1;
+            p++;
+        } else if (p[0] == '%' && p[1] == 'e') {
+            s = program_invocation_short_name && *program_invocation_short_name
+                    ? program_invocation_short_name
+                    : "program";
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            s = "%";
+            p++;
+        }
+        if (s) {
+            size_t k = strlen(s);
+            if (n + k >= cap)
+                break;
+            memcpy(out + n, s, k);
+            n += k;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = 0;
+}
+
+/* 1 claimed, 0 taken, -1 cannot create (errno set). */
+static int claim(const char *name)
+{
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    return errno == EEXIST ? 0 : -1;
+}
+
+const char *col_output_path(void)
+{
+    if (state)
+        return state > 0 ? path : NULL;
+    char base[4096 - 32];
+    int has_pid;
+    expand(base, sizeof base, col_config.output, &has_pid);
+    int root = !(col_proc.flags & PF_INFO_FORKED) &&
+               (!col_config.root_pid || col_config.root_pid == col_proc.pid);
+    int rc = 0;
+    if (has_pid || root) {
+        snprintf(path, sizeof path, "%s", base);
+        rc = claim(path);
+    }
+    for (int i = 0; rc == 0 && i < 1000; i++) {
+        if (has_pid)
+            snprintf(path, sizeof path, "%s.%d", base, i + 1);
+        else if (i == 0)
+            snprintf(path, sizeof path, "%s.%d", base, col_proc.pid);
+        else
+            snprintf(path, sizeof path, "%s.%d.%d", base, col_proc.pid, i);
+        rc = claim(path);
+    }
+    if (rc <= 0) {
+        col_log("heapscope: cannot create the profile %s: %s; no profile will be written\n",
+                path, rc < 0 ? strerror(errno) : "too many profiles with that name");
+        state = -1;
+        return NULL;
+    }
+    state = 1;
+    return path;
+}
+
+void col_output_reset_child(void)
+{
+    state = 0;
+}

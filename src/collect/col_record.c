@@ -1,0 +1,246 @@
+/* col_record.c - what one allocation or one free changes: the call stack
+ * is unwound and interned, the (stack, size) counters of the calling thread
+ * are bumped, the block is marked live in the shadow map, and the thread's
+ * share of the global heap counter is published when it gets large enough
+ * (see "Peak" in docs/FORMAT.md).
+ *
+ * This is the hot path: no locks, no syscalls, no malloc.  Rare cases go to
+ * the UT_COLD functions at the bottom. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "collect/col_internal.h"
+#include "heapscope/profile.h"
+
+col_heap_t col_heap;
+
+static void record_alloc_cold(void *ptr, size_t size);
+static void record_free_cold(void *ptr);
+static void new_peak(int64_t h);
+static void save_peak(col_entry_t *e, uint32_t gen);
+
+#define TICK_EVENTS 4096
+
+/* Publish the thread's pending live-byte change; may set a new peak. */
+void col_record_publish_thread(col_thread_t *t)
+{
+    int64_t h = __atomic_add_fetch(&col_heap.live, t->pending, __ATOMIC_RELAXED);
+    t->pending = 0;
+    if (h > __atomic_load_n(&col_heap.peak, __ATOMIC_RELAXED))
+        new_peak(h);
+}
+
+/* Before changing an entry: if a new peak was published since the entry
+ * last changed, its current live partials are its share of that peak. */
+UT_INLINE void peak_check(col_entry_t *e)
+{
+    uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
+    if (UT_UNLIKELY(e->peak_gen != gen))
+        save_peak(e, gen);
+}
+
+UT_INLINE void tick(col_thread_t *t)
+{
+    if (UT_UNLIKELY(--t->tick == 0)) {
+        t->tick = TICK_EVENTS;
+        col_writer_tick();
+    }
+}
+
+/* Counters, shadow and heap for a block of `size` bytes at ptr from stack id. */
+static inline void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t id)
+{
+    col_entry_t *e = col_thread_entry(t, id, col_size_key(size));
+    if (UT_UNLIKELY(e == NULL)) {
+        t->n_lost++;
+        id = COL_STACK_LOST;
+        e = col_thread_entry(t, id, col_size_key(size));
+    }
+    if (UT_LIKELY(e != NULL)) {
+        peak_check(e);
+        e->allocs++;
+        e->bytes += size;
+    }
+    t->n_allocs++;
+    size_t slack = col_real.malloc_usable_size(ptr) - size;
+    uint32_t v = (id << COL_SLACK_BITS) | (slack < COL_SLACK_BIG ? (uint32_t)slack : COL_SLACK_BIG);
+    if (UT_UNLIKELY(slack >= COL_SLACK_BIG))
+        col_shadow_size_put(ptr, size);
+    if (UT_UNLIKELY(col_shadow_set(ptr, v) != 0))
+        t->n_shadow_overwrites++;
+    t->last_alloc = ptr;
+    t->pending += (int64_t)size;
+    if (t->pending >= col_heap.slack)
+        col_record_publish_thread(t);
+    tick(t);
+}
+
+static inline void account_free(col_thread_t *t, const void *ptr, uint32_t id, uint64_t size)
+{
+    col_entry_t *e = col_thread_entry(t, id, col_size_key(size));
+    if (UT_LIKELY(e != NULL)) {
+        peak_check(e);
+        e->frees++;
+        e->bytes_freed += size;
+        if (ptr == t->last_alloc) {
+            e->temporary++;
+            t->last_alloc = NULL;
+        }
+    } else {
+        t->n_lost++;
+    }
+    t->n_frees++;
+    t->pending -= (int64_t)size;
+    if (t->pending <= -col_heap.slack)
+        col_record_publish_thread(t);
+    tick(t);
+}
+
+/* Requested size of a live block from its shadow value. */
+static inline uint64_t block_size(const void *ptr, uint32_t v)
+{
+    uint32_t slack = v & COL_SLACK_BIG;
+    if (UT_UNLIKELY(slack == COL_SLACK_BIG))
+        return col_shadow_size_take(ptr);
+    return col_real.malloc_usable_size((void *)ptr) - slack;
+}
+
+void col_record_alloc(void *ptr, size_t size)
+{
+    col_thread_t *t = col_tls_self;
+    if (UT_UNLIKELY(t == NULL)) {
+        record_alloc_cold(ptr, size);
+        return;
+    }
+    col_tls_guard = 1;
+    uintptr_t ips[COL_MAX_DEPTH];
+    unsigned flags = 0;
+    int n = col_unwind(t, ips, col_config.max_depth, &flags);
+    uint32_t id = col_stack_intern(ips, n, flags);
+    account_alloc(t, ptr, size, id);
+    col_tls_guard = 0;
+}
+
+void col_record_free(void *ptr)
+{
+    col_thread_t *t = col_tls_self;
+    if (UT_UNLIKELY(t == NULL)) {
+        record_free_cold(ptr);
+        return;
+    }
+    col_tls_guard = 1; /* a signal handler's malloc must not touch t now */
+    uint32_t v = col_shadow_take(ptr);
+    if (UT_LIKELY(v != 0))
+        account_free(t, ptr, v >> COL_SLACK_BITS, block_size(ptr, v));
+    else
+        t->n_unknown_frees++;
+    col_tls_guard = 0;
+}
+
+void col_record_take(void *ptr, col_taken_t *tk)
+{
+    tk->ptr = ptr;
+    tk->value = col_shadow_take(ptr);
+    tk->valid = tk->value != 0;
+    tk->size = tk->valid ? block_size(ptr, tk->value) : 0;
+}
+
+void col_record_restore(col_taken_t *tk)
+{
+    if (!tk->valid)
+        return;
+    if ((tk->value & COL_SLACK_BIG) == COL_SLACK_BIG)
+        col_shadow_size_put(tk->ptr, tk->size);
+    col_shadow_set(tk->ptr, tk->value);
+}
+
+void col_record_commit_free(col_taken_t *tk)
+{
+    col_thread_t *t = col_tls_self;
+    if (UT_UNLIKELY(t == NULL)) {
+        int saved = errno;
+        col_tls_guard++;
+        t = col_thread_attach();
+        col_tls_guard--;
+        errno = saved;
+        if (t == NULL)
+            return;
+    }
+    col_tls_guard++;
+    if (t->shared)
+        col_thread_lock_shared();
+    if (tk->valid)
+        account_free(t, tk->ptr, tk->value >> COL_SLACK_BITS, tk->size);
+    else
+        t->n_unknown_frees++;
+    if (t->shared)
+        col_thread_unlock_shared();
+    col_tls_guard--;
+}
+
+/* ---- cold paths ---------------------------------------------------------- */
+
+/* First event of a thread, or an event after the thread's key destructor
+ * ran (then the shared late state is used under its lock). */
+UT_COLD static void record_alloc_cold(void *ptr, size_t size)
+{
+    int saved = errno;
+    col_tls_guard = 1;
+    col_thread_t *t = col_thread_attach();
+    if (t != NULL) {
+        uintptr_t ips[COL_MAX_DEPTH];
+        unsigned flags = 0;
+        int n = col_unwind(t, ips, col_config.max_depth, &flags);
+        uint32_t id = col_stack_intern(ips, n, flags);
+        if (t->shared)
+            col_thread_lock_shared();
+        account_alloc(t, ptr, size, id);
+        if (t->shared)
+            col_thread_unlock_shared();
+    }
+    col_tls_guard = 0;
+    errno = saved;
+}
+
+UT_COLD static void record_free_cold(void *ptr)
+{
+    int saved = errno;
+    col_tls_guard = 1;
+    col_thread_t *t = col_thread_attach();
+    if (t != NULL) {
+        if (t->shared)
+            col_thread_lock_shared();
+        uint32_t v = col_shadow_take(ptr);
+        if (v == 0)
+            t->n_unknown_frees++;
+        else
+            account_free(t, ptr, v >> COL_SLACK_BITS, block_size(ptr, v));
+        if (t->shared)
+            col_thread_unlock_shared();
+    }
+    col_tls_guard = 0;
+    errno = saved;
+}
+
+UT_COLD static void new_peak(int64_t h)
+{
+    int64_t old = __atomic_load_n(&col_heap.peak, __ATOMIC_RELAXED);
+    while (h > old) {
+        if (__atomic_compare_exchange_n(&col_heap.peak, &old, h, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            __atomic_add_fetch(&col_heap.peak_gen, 1, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+/* Save the entry's live partials as its share of peak `gen`.  peak_gen is
+ * stored last, with release, so the writer that sees the new generation
+ * also sees the values (see col_flush.c). */
+UT_COLD static void save_peak(col_entry_t *e, uint32_t gen)
+{
+    e->peak_blocks = (int64_t)(e->allocs - e->frees);
+    e->peak_bytes = (int64_t)(e->bytes - e->bytes_freed);
+    __atomic_store_n(&e->peak_gen, gen, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,90 @@
+/* col_sample.c - the timeline: heap in use, RSS and event counts every
+ * sample period, kept in memory until the profile is written.  Also times
+ * the global peak: the first sample that sees a new peak value stamps it,
+ * so peak_t is exact to one sample period.  Writer lock held by callers. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+
+#define MAX_SAMPLES 65536
+
+static col_sample_t *samples;
+static size_t nsamples;
+static unsigned stride = 1, skipped; /* keep one sample in `stride` once full */
+static uint64_t rss_peak;
+static int statm_fd = -1;
+static long page_size;
+
+static uint64_t read_rss(void)
+{
+    if (statm_fd < 0) {
+        statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+        page_size = sysconf(_SC_PAGESIZE);
+    }
+    char buf[128];
+    ssize_t n = statm_fd >= 0 ? pread(statm_fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *p = buf;
+    strtoull(p, &p, 10); /* size */
+    return strtoull(p, NULL, 10) * (uint64_t)page_size;
+}
+
+void col_sample_take(void)
+{
+    uint64_t now = col_now_ns() - col_proc.start_mono_ns;
+    int64_t peak = __atomic_load_n(&col_heap.peak, __ATOMIC_RELAXED);
+    if (peak != col_heap.peak_seen) {
+        col_heap.peak_seen = peak;
+        col_heap.peak_t = now;
+    }
+    col_sample_t s = {.t = now};
+    int64_t live = __atomic_load_n(&col_heap.live, __ATOMIC_RELAXED);
+    s.heap = live > 0 ? (uint64_t)live : 0;
+    s.rss = read_rss();
+    if (s.rss > rss_peak)
+        rss_peak = s.rss;
+    for (col_thread_t *t = col_thread_all(); t; t = t->next) {
+        s.allocs += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED);
+        s.frees += __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
+    }
+    if (++skipped < stride)
+        return;
+    skipped = 0;
+    if (!samples) {
+        samples = malloc(MAX_SAMPLES * sizeof *samples);
+        if (!samples)
+            return;
+    }
+    if (nsamples == MAX_SAMPLES) {
+        /* full: keep every other sample, and from now on one in 2x */
+        for (size_t i = 0; i < MAX_SAMPLES / 2; i++)
+            samples[i] = samples[2 * i];
+        nsamples = MAX_SAMPLES / 2;
+        stride *= 2;
+    }
+    samples[nsamples++] = s;
+}
+
+const col_sample_t *col_samples(size_t *count)
+{
+    *count = nsamples;
+    return samples;
+}
+
+uint64_t col_rss_peak(void)
+{
+    return rss_peak;
+}
+
+/* After fork: /proc/self was resolved in the parent. */
+void col_sample_reset_child(void)
+{
+    if (statm_fd >= 0)
+        close(statm_fd);
+    statm_fd = -1;
+}

@@ -1,0 +1,226 @@
+/* col_shadow.c - which blocks are live, found by address.
+ *
+ * A two-level shadow map: the block's address, shifted right by the
+ * granule (32 bytes under glibc, whose live blocks are never closer; 8
+ * otherwise), indexes a 32-bit value: (stack id << 8) | slack, where slack
+ * = malloc_usable_size - requested size.  Leaves of 2^20 values are
+ * reserved with MAP_NORESERVE on first use, so only pages of the map that
+ * cover real heap cost memory (4 bytes per 32-byte granule at most).
+ *
+ * Blocks whose slack does not fit in 8 bits (page-rounded mmapped chunks,
+ * large alignments, other allocators' size classes) keep their exact size
+ * in a small side table with striped locks; that is the rare path.
+ *
+ * The shadow is read and written without locks: a block is only ever
+ * touched by the thread that owns it (the program must synchronise the
+ * hand-over of a pointer between threads, and the allocator orders reuse
+ * of an address after its free). */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "collect/col_internal.h"
+
+#define ADDR_BITS 47
+#define LEAF_BITS 20
+#define LEAF_SIZE (1u << LEAF_BITS)
+
+static uint32_t **dir;
+static unsigned shift;
+static uint64_t dir_len;
+
+static void *map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int col_shadow_init(void)
+{
+    shift = col_proc.granule_shift;
+    dir_len = 1ull << (ADDR_BITS - shift - LEAF_BITS);
+    dir = map(dir_len * sizeof *dir);
+    return dir ? 0 : -1;
+}
+
+UT_COLD static uint32_t *leaf_install(uint64_t d)
+{
+    uint32_t *leaf = map(LEAF_SIZE * sizeof(uint32_t));
+    if (!leaf)
+        return NULL;
+    uint32_t *expect = NULL;
+    if (!__atomic_compare_exchange_n(&dir[d], &expect, leaf, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        munmap(leaf, LEAF_SIZE * sizeof(uint32_t));
+        return expect;
+    }
+    return leaf;
+}
+
+static inline uint32_t *slot(const void *ptr, int create)
+{
+    uint64_t g = (uint64_t)(uintptr_t)ptr >> shift;
+    uint64_t d = g >> LEAF_BITS;
+    if (UT_UNLIKELY(d >= dir_len))
+        return NULL;
+    uint32_t *leaf = __atomic_load_n(&dir[d], __ATOMIC_ACQUIRE);
+    if (UT_UNLIKELY(leaf == NULL)) {
+        if (!create)
+            return NULL;
+        leaf = leaf_install(d);
+        if (!leaf)
+            return NULL;
+    }
+    return &leaf[g & (LEAF_SIZE - 1)];
+}
+
+uint32_t col_shadow_set(const void *ptr, uint32_t value)
+{
+    uint32_t *s = slot(ptr, 1);
+    if (UT_UNLIKELY(s == NULL))
+        return 0;
+    uint32_t old = __atomic_load_n(s, __ATOMIC_RELAXED);
+    __atomic_store_n(s, value, __ATOMIC_RELAXED);
+    return old;
+}
+
+uint32_t col_shadow_take(const void *ptr)
+{
+    uint32_t *s = slot(ptr, 0);
+    if (UT_UNLIKELY(s == NULL))
+        return 0;
+    uint32_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
+    if (v)
+        __atomic_store_n(s, 0, __ATOMIC_RELAXED);
+    return v;
+}
+
+/* ---- side table of exact sizes ----------------------------------------- */
+
+#define STRIPES 64
+
+typedef struct side_entry {
+    uintptr_t ptr; /* 0 = empty */
+    uint64_t size;
+} side_entry_t;
+
+typedef struct stripe {
+    int lock;
+    uint32_t mask, used;
+    side_entry_t *tab;
+    char pad[UT_CACHE_LINE - 24];
+} stripe_t;
+
+static stripe_t stripes[STRIPES] UT_ALIGNED(UT_CACHE_LINE);
+
+static void lock(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+}
+
+static void unlock(int *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static inline uint32_t side_hash(uintptr_t p)
+{
+    uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static stripe_t *stripe_of(uintptr_t p)
+{
+    return &stripes[(p >> 12) % STRIPES];
+}
+
+static void side_insert(stripe_t *s, uintptr_t p, uint64_t size)
+{
+    uint32_t i = side_hash(p) & s->mask;
+    while (s->tab[i].ptr && s->tab[i].ptr != p)
+        i = (i + 1) & s->mask;
+    if (!s->tab[i].ptr)
+        s->used++;
+    s->tab[i].ptr = p;
+    s->tab[i].size = size;
+}
+
+static int side_grow(stripe_t *s)
+{
+    uint32_t cap = s->tab ? (s->mask + 1) * 2 : 256;
+    side_entry_t *old = s->tab;
+    uint32_t old_cap = s->tab ? s->mask + 1 : 0;
+    side_entry_t *tab = map((size_t)cap * sizeof *tab);
+    if (!tab)
+        return -1;
+    s->tab = tab;
+    s->mask = cap - 1;
+    s->used = 0;
+    for (uint32_t i = 0; i < old_cap; i++)
+        if (old[i].ptr)
+            side_insert(s, old[i].ptr, old[i].size);
+    if (old)
+        munmap(old, (size_t)old_cap * sizeof *old);
+    return 0;
+}
+
+void col_shadow_size_put(const void *ptr, uint64_t size)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    stripe_t *s = stripe_of(p);
+    lock(&s->lock);
+    if ((!s->tab || (s->used + 1) * 2 > s->mask + 1) && side_grow(s) < 0) {
+        unlock(&s->lock);
+        return;
+    }
+    side_insert(s, p, size);
+    unlock(&s->lock);
+}
+
+/* Remove ptr's exact size (backward-shift deletion keeps probes short). */
+uint64_t col_shadow_size_take(const void *ptr)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    stripe_t *s = stripe_of(p);
+    uint64_t size = 0;
+    lock(&s->lock);
+    if (s->tab) {
+        uint32_t i = side_hash(p) & s->mask;
+        while (s->tab[i].ptr && s->tab[i].ptr != p)
+            i = (i + 1) & s->mask;
+        if (s->tab[i].ptr == p) {
+            size = s->tab[i].size;
+            s->tab[i].ptr = 0;
+            s->used--;
+            uint32_t j = i;
+            for (;;) {
+                j = (j + 1) & s->mask;
+                if (!s->tab[j].ptr)
+                    break;
+                uint32_t home = side_hash(s->tab[j].ptr) & s->mask;
+                /* move j back to i if its home is not in (i, j] cyclically */
+                if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+                    s->tab[i] = s->tab[j];
+                    s->tab[j].ptr = 0;
+                    i = j;
+                }
+            }
+        }
+    }
+    unlock(&s->lock);
+    return size;
+}
+
+void col_shadow_atfork_prepare(void)
+{
+    for (int i = 0; i < STRIPES; i++)
+        lock(&stripes[i].lock);
+}
+
+void col_shadow_atfork_release(void)
+{
+    for (int i = 0; i < STRIPES; i++)
+        unlock(&stripes[i].lock);
+}

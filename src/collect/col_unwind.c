@@ -1,0 +1,135 @@
+/* col_unwind.c - the call stack of an allocation, as return addresses.
+ *
+ * Three unwinders, chosen by HEAPSCOPE_UNWIND:
+ *  - fp:        follow the frame-pointer chain.  Cheapest; wrong through
+ *               code built without frame pointers (it skips their callers).
+ *  - dwarf:     heapscope's cached DWARF CFI unwinder (col_cfi.c), with
+ *               libunwind as the fallback for frames it cannot describe.
+ *  - libunwind: unw_backtrace for every call.
+ * All skip the leading frames that belong to libheapscope.so itself, so
+ * frame 0 is the return address into the caller of malloc (or new). */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "collect/col_internal.h"
+#include "heapscope/profile.h"
+
+#if __has_include("collect/col_cfi.h")
+#include "collect/col_cfi.h"
+#define HAVE_CFI 1
+#else
+#define HAVE_CFI 0
+#endif
+
+#define UNKNOWN_STACK_SPAN (16u * 1024)
+
+int col_unwind_init(void)
+{
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#if HAVE_CFI
+    if (col_config.unwinder == PF_UNWIND_DWARF && col_cfi_init() != 0)
+        col_config.unwinder = PF_UNWIND_LIBUNWIND;
+#else
+    if (col_config.unwinder == PF_UNWIND_DWARF)
+        col_config.unwinder = PF_UNWIND_LIBUNWIND;
+#endif
+    return 0;
+}
+
+void col_unwind_modules_changed(void)
+{
+    unw_flush_cache(unw_local_addr_space, 0, 0);
+#if HAVE_CFI
+    col_cfi_modules_changed();
+#endif
+}
+
+static inline int is_self(uintptr_t ip)
+{
+    return ip >= col_proc.self_lo && ip < col_proc.self_hi;
+}
+
+/* Keep ips[] from the first address outside libheapscope.so. */
+static int drop_own_frames(uintptr_t *ips, int n)
+{
+    int skip = 0;
+    while (skip < n && is_self(ips[skip]))
+        skip++;
+    for (int i = skip; i < n; i++)
+        ips[i - skip] = ips[i];
+    return n - skip;
+}
+
+UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t lo = fp;
+    uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : fp + UNKNOWN_STACK_SPAN;
+    int n = 0, leading = 1;
+    while (fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi && (fp & 7) == 0) {
+        const uintptr_t *frame = (const uintptr_t *)fp;
+        uintptr_t next = frame[0], ra = frame[1];
+        if (ra == 0 || !col_modules_is_code(ra))
+            break; /* rbp was not a frame pointer here */
+        if (leading && is_self(ra)) {
+            /* still inside heapscope */
+        } else {
+            leading = 0;
+            if (n == max) {
+                *flags |= PF_STACK_TRUNCATED;
+                break;
+            }
+            ips[n++] = ra;
+        }
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+#define OWN_FRAMES_MAX 8
+
+UT_NOINLINE static int unwind_libunwind(uintptr_t *ips, int max, unsigned *flags)
+{
+    int want = max + OWN_FRAMES_MAX;
+    if (want > COL_MAX_DEPTH)
+        want = COL_MAX_DEPTH;
+    void *buf[COL_MAX_DEPTH];
+    int n = unw_backtrace(buf, want);
+    if (n < 0)
+        n = 0;
+    for (int i = 0; i < n; i++)
+        ips[i] = (uintptr_t)buf[i];
+    int full = n == want;
+    n = drop_own_frames(ips, n);
+    if (n > max || (full && n == max)) {
+        n = max;
+        *flags |= PF_STACK_TRUNCATED;
+    }
+    return n;
+}
+
+int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags)
+{
+    switch (col_config.unwinder) {
+    case PF_UNWIND_FP:
+        return unwind_fp(t, ips, max, flags);
+#if HAVE_CFI
+    case PF_UNWIND_DWARF: {
+        int truncated = 0;
+        int n = col_cfi_backtrace(ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
+                                  t->stack_hi, &truncated);
+        if (UT_LIKELY(n >= 0)) {
+            if (truncated)
+                *flags |= PF_STACK_TRUNCATED;
+            return n;
+        }
+        return unwind_libunwind(ips, max, flags);
+    }
+#endif
+    default:
+        return unwind_libunwind(ips, max, flags);
+    }
+}

@@ -1,0 +1,140 @@
+/* col_writer.c - heapscope's own thread inside the profiled process: every
+ * sample period it records heap and RSS for the timeline, every interval
+ * (or when the configured signal arrives) it writes the profile.
+ *
+ * The thread blocks every signal and runs with the re-entrancy guard set,
+ * so its own allocations go to the real allocator unrecorded.  The writer
+ * lock serialises flushes between this thread, dlopen/dlclose/exec hooks
+ * and the final flush at exit.  After fork the child has no writer thread;
+ * it is started by the child's next cold check (col_writer_tick). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "collect/col_internal.h"
+
+static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int wake_fd = -1;
+static int running;       /* writer thread started in this process */
+static int starting;
+
+void col_writer_lock(void)
+{
+    pthread_mutex_lock(&writer_mutex);
+}
+
+void col_writer_unlock(void)
+{
+    pthread_mutex_unlock(&writer_mutex);
+}
+
+/* Async-signal-safe: wake the writer for an immediate flush. */
+void col_writer_trigger(void)
+{
+    int saved = errno;
+    if (wake_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t n = write(wake_fd, &one, sizeof one);
+        (void)n;
+    }
+    errno = saved;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    col_tls_guard = 1;
+    prctl(PR_SET_NAME, "heapscope", 0, 0, 0);
+    uint64_t interval = (uint64_t)col_config.interval_ms * 1000000u;
+    uint64_t next_flush = col_now_ns() + interval;
+    for (;;) {
+        struct pollfd pfd = {.fd = wake_fd, .events = POLLIN};
+        int triggered = 0;
+        if (poll(&pfd, 1, (int)col_config.sample_ms) > 0) {
+            uint64_t v;
+            if (read(wake_fd, &v, sizeof v) == sizeof v)
+                triggered = 1;
+        }
+        col_writer_lock();
+        if (col_flush_finished()) {
+            col_writer_unlock();
+            break;
+        }
+        col_sample_take();
+        uint64_t now = col_now_ns();
+        if (triggered || now >= next_flush) {
+            col_flush(COL_FLUSH_PERIODIC);
+            next_flush = now + interval;
+        }
+        col_writer_unlock();
+    }
+    return NULL;
+}
+
+/* Start the writer thread of this process (once); 0 on success. */
+int col_writer_start(void)
+{
+    if (__atomic_exchange_n(&starting, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    col_tls_guard++;
+    int rc = -1;
+    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd >= 0) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        pthread_t th;
+        rc = pthread_create(&th, &attr, writer_main, NULL);
+        pthread_attr_destroy(&attr);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    if (rc != 0)
+        col_log("heapscope: cannot start the writer thread; the profile is written at exit only\n");
+    __atomic_store_n(&running, rc == 0, __ATOMIC_RELEASE);
+    col_tls_guard--;
+    return rc;
+}
+
+/* Called every few thousand events per thread, off the fast path. */
+void col_writer_tick(void)
+{
+    if (UT_UNLIKELY(!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) &&
+        !__atomic_load_n(&starting, __ATOMIC_ACQUIRE) && col_state == COL_READY) {
+        int saved = errno;
+        col_writer_start();
+        errno = saved;
+    }
+}
+
+void col_writer_atfork_prepare(void)
+{
+    col_writer_lock();
+}
+
+void col_writer_atfork_parent(void)
+{
+    col_writer_unlock();
+}
+
+void col_writer_atfork_child(void)
+{
+    pthread_mutex_init(&writer_mutex, NULL);
+    if (wake_fd >= 0)
+        close(wake_fd);
+    wake_fd = -1;
+    running = 0;
+    starting = 0;
+}

@@ -1,0 +1,18 @@
+/* ut_compiler.h - attribute and branch-hint macros, defined once for every
+ * module (collector, format, analyser). */
+#ifndef UT_COMPILER_H
+#define UT_COMPILER_H
+
+#define UT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define UT_NOINLINE __attribute__((noinline))
+#define UT_COLD __attribute__((cold, noinline))
+#define UT_INLINE static inline __attribute__((always_inline))
+#define UT_HIDDEN __attribute__((visibility("hidden")))
+#define UT_EXPORT __attribute__((visibility("default")))
+#define UT_UNUSED __attribute__((unused))
+#define UT_ALIGNED(n) __attribute__((aligned(n)))
+#define UT_CACHE_LINE 64
+#define UT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
