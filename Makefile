@@ -1,0 +1,80 @@
+# Makefile - a thin wrapper over CMake, so that two commands work on a fresh
+# Debian 12 machine:
+#
+#   make demo    install missing build packages, build, profile a demo program
+#                and print its report
+#   make test    install missing build packages, build, run every test
+#
+# Other targets: build (the default), deps, install PREFIX=..., clean, help.
+# Variables: WERROR=1 (warnings are errors, as in CI), BUILD_TYPE (default
+# RelWithDebInfo), BUILD_DIR (default build), PREFIX (default /usr/local),
+# JOBS (default: the number of CPUs), CTEST_ARGS (extra ctest arguments,
+# e.g. CTEST_ARGS='-L e2e').
+
+BUILD_DIR  ?= build
+BUILD_TYPE ?= RelWithDebInfo
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE      ?= cmake
+CTEST      ?= ctest
+CTEST_ARGS ?=
+WERROR     ?=
+
+# Debian packages the build and the tests need (valgrind: the cross-check
+# tests; binutils: strip, for the stripped-binary test).
+DEB_PACKAGES := build-essential cmake pkg-config libunwind-dev libdw-dev \
+                libelf-dev libzstd-dev valgrind python3 binutils
+
+CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+ifneq ($(filter 1 ON on yes YES true TRUE,$(WERROR)),)
+CMAKE_FLAGS += -DHEAPSCOPE_WERROR=ON
+else
+CMAKE_FLAGS += -DHEAPSCOPE_WERROR=OFF
+endif
+
+# Targets run their prerequisites in order (deps before build before test);
+# the build itself is parallel through cmake --build -j.
+.NOTPARALLEL:
+.PHONY: all build configure deps demo test install clean help
+
+all: build
+
+help:
+	@sed -n '1,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+configure:
+	$(CMAKE) -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+build: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
+
+# Install with apt-get only what dpkg says is missing (apt-get update first,
+# only then); sudo only when not root.
+deps:
+	@if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "make deps: no dpkg here; install by hand: $(DEB_PACKAGES)"; exit 0; \
+	fi; \
+	missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "make deps: all build packages are installed"; exit 0; fi; \
+	echo "make deps: installing$$missing"; \
+	sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing
+
+demo: deps build
+	$(BUILD_DIR)/bin/heapscope run -o $(BUILD_DIR)/demo.hsp -- $(BUILD_DIR)/bin/hs-demo
+	$(BUILD_DIR)/bin/heapscope report $(BUILD_DIR)/demo.hsp
+
+test: deps build
+	cd $(BUILD_DIR) && $(CTEST) --output-on-failure -j 2 $(CTEST_ARGS)
+
+# DESTDIR=... is honoured by cmake --install (for packaging).
+install: build
+	$(CMAKE) --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,44 @@
+"""e2e_peak: the global heap peak and each stack's share (hs_peak.c).
+
+Live bytes over time: 5,000 (base_site), +500 -500 (warmup_site), +1,000,000
+(peak_big) = 1,005,000 (the peak), -1,000,000, +300,000 (after_peak_site).
+Single thread, so the peak is exact.  The program uses write(2) only, so
+nothing else (no stdio buffer) is allocated.
+Valgrind: total heap usage 19 allocs, 15 frees, 1,305,500 bytes; in use at
+exit 305,000 bytes in 4 blocks (base_site 5,000, after_peak_site 300,000).
+"""
+import hstest
+
+EXPECT = dict(allocations=19, frees=15, bytes_allocated=1305500,
+              bytes_freed=1000500, leaked_bytes=305000, leaked_allocations=4)
+
+
+def main(t):
+    r = t.run("hs_peak", out="peak.hsp")
+    t.eq("program stdout", b"peak done\n", r.stdout)
+    p = t.report(r.out)
+    # temporaries: warmup_site's and peak_big's last blocks are freed before
+    # the thread allocates again
+    t.check_summary(p, final=True, peak_bytes=1005000, temporary_allocations=2, **EXPECT)
+    t.check_site(p, "base_site", allocations=1, bytes_allocated=5000, peak_bytes=5000,
+                 leaked_bytes=5000)
+    t.check_site(p, "warmup_site", allocations=5, bytes_allocated=500, frees=5,
+                 peak_bytes=0, temporary_allocations=1)
+    big = t.check_site(p, "peak_big", allocations=10, bytes_allocated=1000000,
+                       frees=10, peak_bytes=1000000, leaked_bytes=0,
+                       temporary_allocations=1)[0]
+    # 100000 lies in [98304, 102399]: 16 buckets per power of two above 8192
+    t.check_sizes(p, big, [(98304, 102399, 10, 1000000)])
+    t.check_site(p, "after_peak_site", allocations=3, bytes_allocated=300000,
+                 peak_bytes=0, leaked_bytes=300000, leaked_allocations=3)
+    t.eq("sum of stacks' peak_bytes == summary.peak_bytes", 1005000,
+         sum(int(s["peak_bytes"]) for s in p.stacks))
+    run_ns = int(p.summary.get("run_time_ns", 0))
+    peak_ns = int(p.summary.get("peak_time_ns", -1))
+    t.true("0 < peak_time_ns <= run_time_ns", 0 < peak_ns <= run_ns,
+           "peak_time_ns=%d run_time_ns=%d" % (peak_ns, run_ns))
+    t.check_consistent(p)
+
+
+if __name__ == "__main__":
+    hstest.main(main)

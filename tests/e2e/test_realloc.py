@@ -1,0 +1,58 @@
+"""e2e_realloc: realloc chains and edge cases (hs_realloc.c).
+
+realloc(p, n) is one free (of p, charged to the stack that allocated p) and
+one allocation (charged to the realloc's stack); realloc(NULL, n) is an
+allocation; realloc(p, 0) a free; a failed realloc nothing.
+Valgrind: total heap usage 20 allocs, 20 frees, 4,611,686,018,427,421,064
+bytes; in use at exit 0.  Valgrind counts the failed realloc(p, 2^62) as an
+allocation and a free of 2^62 bytes; without it: 19, 19, 33,160, which is
+what heapscope must report.  xtree: chain_grow 10 allocs / 32,736 bytes,
+zero_source 4 / 224, realloc_from_null 3 / 120, fail_source 1 / 64,
+chain_start 1 / 16; realloc_to_zero frees 224 bytes in 4 blocks.
+Temporaries are only asserted where no realloc is involved: whether a block
+freed by a realloc counts as freed "before the thread allocated again" is
+the collector's choice.
+"""
+import hstest
+
+EXPECT = dict(allocations=19, frees=19, bytes_allocated=33160,
+              bytes_freed=33160, leaked_bytes=0, leaked_allocations=0)
+# Valgrind's figures differ by the failed realloc(p, 2^62) it counts.
+VALGRIND_EXTRA = dict(allocs=1, frees=1, bytes=1 << 62)
+
+
+def main(t):
+    r = t.run("hs_realloc", out="realloc.hsp")
+    t.eq("program stdout", b"realloc done\n", r.stdout)
+    p = t.report(r.out)
+    t.check_site(p, "chain_start", allocations=1, bytes_allocated=16, frees=1,
+                 bytes_freed=16, leaked_bytes=0)
+    grow = t.check_site(p, "chain_grow", allocations=10, bytes_allocated=32736,
+                        frees=10, bytes_freed=32736, leaked_bytes=0)[0]
+    exact = sorted((int(e["size_lo"]), int(e["size_hi"]), int(e["allocations"]),
+                    int(e["bytes"])) for e in grow["sizes"] if int(e["size_lo"]) <= 8192)
+    t.eq("chain_grow sizes up to 8192",
+         [(16 << i, 16 << i, 1, 16 << i) for i in range(1, 10)], exact)
+    big = [e for e in grow["sizes"] if int(e["size_lo"]) > 8192]
+    t.eq("chain_grow size bucket of 16384 (16 buckets per power of two)",
+         [(16384, 17407, 1, 16384)],
+         [(int(e["size_lo"]), int(e["size_hi"]), int(e["allocations"]), int(e["bytes"]))
+          for e in big])
+    t.check_site(p, "realloc_from_null", allocations=3, bytes_allocated=120, frees=3,
+                 bytes_freed=120, temporary_allocations=0)
+    # the last block zero_source makes is freed by realloc(p, 0) before the
+    # thread allocates again: temporary
+    t.check_site(p, "zero_source", allocations=4, bytes_allocated=224, frees=4,
+                 bytes_freed=224, temporary_allocations=1)
+    # malloc(64), a failed realloc (no allocation), free: temporary
+    t.check_site(p, "fail_source", allocations=1, bytes_allocated=64, frees=1,
+                 bytes_freed=64, temporary_allocations=1)
+    t.check_no_site(p, "realloc_to_zero")   # realloc(p, 0) allocates nothing
+    t.check_no_site(p, "realloc_fail")      # a failed realloc is not counted
+    t.eq("number of stacks that allocated", 5, len(p.alloc_stacks))
+    t.check_summary(p, final=True, unknown_frees=0, **EXPECT)
+    t.check_consistent(p)
+
+
+if __name__ == "__main__":
+    hstest.main(main)

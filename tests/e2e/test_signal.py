@@ -1,0 +1,27 @@
+"""e2e_signal: HEAPSCOPE_SIGNAL=USR2 writes a profile on demand (hs_signal.c).
+
+hs_signal makes 3 x 100 bytes in before_signal_site, raises SIGUSR2, waits
+until the profile file exists (the collector renames a complete file into
+place), makes 2 x 100 in after_signal_site and SIGKILLs itself.  The flush
+interval is an hour, so the file on disk is the one SIGUSR2 produced: it has
+before_signal_site and not after_signal_site, and is not final.
+"""
+import os
+
+import hstest
+
+
+def main(t):
+    out = os.path.join(t.dir, "signal.hsp")
+    r = t.run("hs_signal", args=[out], out="signal.hsp",
+              opts=["--interval", "3600000"], env={"HEAPSCOPE_SIGNAL": "USR2"},
+              expect_rc=None)
+    t.eq("exit status (128 + SIGKILL; 98: no profile after SIGUSR2)", 137, r.rc)
+    p = t.report(out)
+    t.check_site(p, "before_signal_site", allocations=3, bytes_allocated=300, frees=0)
+    t.check_no_site(p, "after_signal_site")
+    t.check_summary(p, final=False, allocations=3, bytes_allocated=300)
+
+
+if __name__ == "__main__":
+    hstest.main(main)
