@@ -67,7 +67,8 @@ UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsig
     uintptr_t lo = fp;
     uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : fp + UNKNOWN_STACK_SPAN;
     int n = 0, leading = 1;
-    while (fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi && (fp & 7) == 0) {
+    /* [lo, hi) is mapped: from our own frame up to the top of the stack */
+    while (fp >= lo && hi - fp >= 2 * sizeof(uintptr_t) && fp < hi && (fp & 7) == 0) {
         const uintptr_t *frame = (const uintptr_t *)fp;
         uintptr_t next = frame[0], ra = frame[1];
         if (ra == 0 || !col_modules_is_code(ra))
