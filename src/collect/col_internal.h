@@ -122,6 +122,7 @@ typedef struct col_thread {
     const void *last_alloc; /* for temporary allocations */
     uintptr_t stack_lo, stack_hi;
     uint32_t tick;          /* events until the next cold check */
+    uint32_t memo_id;       /* stack of this thread's previous allocation */
     /* --- read by the writer --- */
     uint32_t nentries;      /* published with release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
@@ -211,6 +212,8 @@ typedef struct col_stack_rec {
 
 int col_stack_init(void);
 uint32_t col_stack_intern(const uintptr_t *ips, int depth, unsigned flags);
+/* Is stack `id` exactly these frames?  Cheaper than interning: no hash. */
+int col_stack_is(uint32_t id, const uintptr_t *ips, int depth);
 uint32_t col_stack_count(void);               /* ids are 1 .. count */
 const col_stack_rec_t *col_stack_get(uint32_t id);
 void col_stack_atfork_prepare(void);
@@ -259,7 +262,7 @@ int col_modules_scan(void);
 col_module_t *col_modules_list(size_t *count);
 uint32_t col_modules_epoch(void);
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
-int col_modules_is_code(uintptr_t ip);  /* lock-free */
+int col_modules_code_range(uintptr_t ip, uintptr_t *lo, uintptr_t *hi); /* lock-free */
 
 /* ---- writer thread and profile (col_writer.c, col_flush.c) ------------ */
 

@@ -67,21 +67,25 @@ static void exec_ranges_rebuild(void)
     __atomic_store_n(&exec_cur, x, __ATOMIC_RELEASE);
 }
 
-/* Is ip inside an executable segment of a loaded module?  Lock-free. */
-int col_modules_is_code(uintptr_t ip)
+/* Is ip inside an executable segment of a loaded module?  If so, stores
+ * that segment in [*lo, *hi).  Lock-free. */
+int col_modules_code_range(uintptr_t ip, uintptr_t *lo, uintptr_t *hi)
 {
     const exec_ranges_t *x = __atomic_load_n(&exec_cur, __ATOMIC_ACQUIRE);
     if (!x)
         return 1;
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ip < x->r[mid][0])
-            hi = mid;
-        else if (ip >= x->r[mid][1])
-            lo = mid + 1;
-        else
+    size_t a = 0, b = x->n;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (ip < x->r[mid][0]) {
+            b = mid;
+        } else if (ip >= x->r[mid][1]) {
+            a = mid + 1;
+        } else {
+            *lo = x->r[mid][0];
+            *hi = x->r[mid][1];
             return 1;
+        }
     }
     return 0;
 }

@@ -117,7 +117,9 @@ void col_record_alloc(void *ptr, size_t size)
     uintptr_t ips[COL_MAX_DEPTH];
     unsigned flags = 0;
     int n = col_unwind(t, ips, col_config.max_depth, &flags);
-    uint32_t id = col_stack_intern(ips, n, flags);
+    uint32_t id = t->memo_id;
+    if (!id || !col_stack_is(id, ips, n))
+        t->memo_id = id = col_stack_intern(ips, n, flags);
     account_alloc(t, ptr, size, id);
     col_tls_guard = 0;
 }

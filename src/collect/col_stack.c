@@ -87,6 +87,12 @@ static inline int same(const col_stack_rec_t *r, const uintptr_t *ips, int depth
            memcmp(r->ips, ips, (size_t)depth * sizeof *ips) == 0;
 }
 
+int col_stack_is(uint32_t id, const uintptr_t *ips, int depth)
+{
+    const col_stack_rec_t *r = col_stack_get(id);
+    return r->depth == (uint32_t)depth && memcmp(r->ips, ips, (size_t)depth * sizeof *ips) == 0;
+}
+
 static uint32_t find(const stack_index_t *x, const uintptr_t *ips, int depth, uint64_t h)
 {
     uint32_t i = (uint32_t)h & x->mask;

@@ -45,6 +45,14 @@ void col_unwind_modules_changed(void)
 #endif
 }
 
+/* Is ra code?  The module of the previous hit is tried first. */
+static inline int is_code(uintptr_t ra, uintptr_t *lo, uintptr_t *hi)
+{
+    if (ra >= *lo && ra < *hi)
+        return 1;
+    return col_modules_code_range(ra, lo, hi);
+}
+
 static inline int is_self(uintptr_t ip)
 {
     return ip >= col_proc.self_lo && ip < col_proc.self_hi;
@@ -67,11 +75,12 @@ UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsig
     uintptr_t lo = fp;
     uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : fp + UNKNOWN_STACK_SPAN;
     int n = 0, leading = 1;
+    uintptr_t code_lo = 0, code_hi = 0;
     /* [lo, hi) is mapped: from our own frame up to the top of the stack */
     while (fp >= lo && hi - fp >= 2 * sizeof(uintptr_t) && fp < hi && (fp & 7) == 0) {
         const uintptr_t *frame = (const uintptr_t *)fp;
         uintptr_t next = frame[0], ra = frame[1];
-        if (ra == 0 || !col_modules_is_code(ra))
+        if (ra == 0 || !is_code(ra, &code_lo, &code_hi))
             break; /* rbp was not a frame pointer here */
         if (leading && is_self(ra)) {
             /* still inside heapscope */
