@@ -34,7 +34,7 @@ def main(t):
         f0 = st["frames"][0]
         t.eq(label + ": frame 0 module is the stripped program",
              os.path.realpath(prog), os.path.realpath(f0.get("module") or ""))
-        t.true(label + ": frame 0 has an address", int(f0.get("address") or 0) != 0)
+        t.true(label + ": frame 0 has an address", int(f0.get("address") or "0", 0) != 0)
         names = [f.get("function") or "" for f in st["frames"]]
         t.true(label + ": no static function names from a stripped binary",
                "alloc_site_a" not in names and "alloc_site_b" not in names, str(names))

@@ -1,0 +1,269 @@
+/* pf_reader.c - entry points of the profile reader: load the file, check
+ * the 16-byte header, walk the record framing and hand each payload to its
+ * decoder (pf_read_*.c).
+ *
+ * Framing (docs/FORMAT.md):
+ *   offset 0   magic[8] "HEAPSCP\0"
+ *   offset 8   u16 major, u16 minor, u32 flags          (little endian)
+ *   offset 16  record*: u32 type, u32 length, payload[length], u32 check
+ *              check = FNV-1a 32 over the 4 type bytes, then the payload
+ * A record that runs past the end of the file or fails its check ends the
+ * readable part (truncated profile); anything else that is wrong is an
+ * error.  The loop advances by at least 12 bytes per record, so it ends.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/ut_varint.h"
+#include "format/pf_read_int.h"
+#include "heapscope/profile.h"
+
+#define PF_RECORD_OVERHEAD 12u /* type, length, check */
+
+const char *pf_reader_type_name(uint32_t type)
+{
+    static const char *const names[] = {
+        "?", "INFO", "MODULE_LOAD", "MODULE_UNLOAD", "NODES", "STACKS",
+        "COUNTERS", "SAMPLES", "TOTALS", "END", "MESSAGE",
+    };
+    return type >= 1 && type < sizeof names / sizeof names[0] ? names[type] : "unknown";
+}
+
+static uint32_t pf_le16(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8;
+}
+
+static uint32_t pf_le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* Check magic, version and size of the header.  Returns PF_OK or an error
+ * with its message in ps->err. */
+static int pf_read_header(pf_parse_t *ps)
+{
+    const uint8_t *b = ps->base;
+    size_t n = ps->size;
+    if (n == 0)
+        return pf_read_fail(ps, PF_EEMPTY, __FILE__, __LINE__,
+                            "the file is empty: the program has not written a profile yet");
+    if (memcmp(b, PF_MAGIC, n < PF_MAGIC_LEN ? n : PF_MAGIC_LEN) != 0)
+        return pf_read_fail(ps, PF_ENOTPROFILE, __FILE__, __LINE__,
+                            "not a heapscope profile (the file does not start with \"%s\")",
+                            PF_MAGIC);
+    if (n < PF_HEADER_SIZE)
+        return pf_read_fail(ps, PF_ETRUNCATED, __FILE__, __LINE__,
+                            "profile is truncated inside its %d-byte header (%zu bytes)",
+                            PF_HEADER_SIZE, n);
+    pf_profile_t *p = ps->prof;
+    p->major = (uint16_t)pf_le16(b + 8);
+    p->minor = (uint16_t)pf_le16(b + 10);
+    p->header_flags = pf_le32(b + 12);
+    if (p->major != PF_VERSION_MAJOR)
+        return pf_read_fail(ps, PF_EVERSION, __FILE__, __LINE__,
+                            "profile format version %u.%u is not supported: this heapscope reads "
+                            "version %d.x (up to %d.%d)",
+                            (unsigned)p->major, (unsigned)p->minor, PF_VERSION_MAJOR,
+                            PF_VERSION_MAJOR, PF_VERSION_MINOR);
+    return PF_OK;
+}
+
+/* Decode one payload of a known type.  Unknown types are skipped. */
+static int pf_read_dispatch(pf_parse_t *ps, uint32_t type, const uint8_t *pl, uint32_t len)
+{
+    pf_cur_t c = {pl, pl + len, ps};
+    switch (type) {
+    case PF_REC_INFO: return pf_read_info(&c);
+    case PF_REC_MODULE_LOAD: return pf_read_module_load(&c);
+    case PF_REC_MODULE_UNLOAD: return pf_read_module_unload(&c);
+    case PF_REC_NODES: return pf_read_nodes(&c);
+    case PF_REC_STACKS: return pf_read_stacks(&c);
+    case PF_REC_COUNTERS: return pf_read_counters(&c);
+    case PF_REC_SAMPLES: return pf_read_samples(&c);
+    case PF_REC_TOTALS: return pf_read_totals(&c);
+    case PF_REC_END: return pf_read_end(&c);
+    case PF_REC_MESSAGE: return pf_read_message(&c);
+    default: ps->prof->skipped++; return PF_OK;
+    }
+}
+
+/* Walk the records after the header.  Returns PF_OK (also when the file
+ * turned out truncated after INFO) or an error. */
+static int pf_read_records(pf_parse_t *ps)
+{
+    size_t off = PF_HEADER_SIZE;
+    while (off < ps->size) {
+        size_t left = ps->size - off;
+        ps->rec_no++;
+        ps->rec_off = off;
+        ps->rec_type = 0;
+        if (left < 8)
+            return pf_read_truncate(ps, "only %zu bytes of the 8-byte record header remain", left);
+        uint32_t type = pf_le32(ps->base + off), len = pf_le32(ps->base + off + 4);
+        ps->rec_type = type;
+        if ((uint64_t)len + PF_RECORD_OVERHEAD > left)
+            return pf_read_truncate(ps, "its %u-byte payload and check run past the end of the file "
+                                        "(%zu bytes left)",
+                                    len, left - 8);
+        if (len > PF_MAX_RECORD)
+            return PF_CORRUPT(ps, "payload length %u is above the limit of %u", len, PF_MAX_RECORD);
+        const uint8_t *pl = ps->base + off + 8;
+        uint32_t want = pf_le32(pl + len);
+        uint32_t got = ut_fnv32(ut_fnv32(UT_FNV32_INIT, ps->base + off, 4), pl, len);
+        if (want != got)
+            return pf_read_truncate(ps, "bad checksum (stored 0x%08x, computed 0x%08x)", want, got);
+        if (ps->rec_no == 1 && type != PF_REC_INFO)
+            return PF_CORRUPT(ps, "the first record is %s (type %u), not INFO",
+                              pf_reader_type_name(type), type);
+        int rc = pf_read_dispatch(ps, type, pl, len);
+        if (rc)
+            return rc;
+        ps->prof->records++;
+        off += PF_RECORD_OVERHEAD + len;
+    }
+    if (!ps->seen_info) {
+        ps->rec_no = 0;
+        return pf_read_fail(ps, PF_ETRUNCATED, __FILE__, __LINE__,
+                            "profile is truncated before its INFO record: the file has only its "
+                            "header");
+    }
+    return PF_OK;
+}
+
+int pf_reader_parse(const uint8_t *data, size_t len, pf_profile_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    if (errsz)
+        err[0] = '\0';
+    pf_profile_t *p = calloc(1, sizeof *p);
+    if (!p) {
+        if (errsz)
+            snprintf(err, errsz, "out of memory");
+        return PF_ENOMEM;
+    }
+    pf_parse_t ps;
+    memset(&ps, 0, sizeof ps);
+    ps.prof = p;
+    ps.err = err;
+    ps.errsz = errsz;
+    ps.base = data;
+    ps.size = len;
+    pf_map_init(&ps.stack_ids);
+    pf_map_init(&ps.counter_keys);
+    int rc = pf_read_header(&ps);
+    if (!rc)
+        rc = pf_read_records(&ps);
+    if (rc == PF_STOP)
+        rc = PF_OK;
+    if (!rc)
+        rc = pf_read_finish(&ps);
+    pf_map_free(&ps.stack_ids);
+    pf_map_free(&ps.counter_keys);
+    free(ps.active);
+    if (rc) {
+        pf_reader_free(p);
+        return rc;
+    }
+    *out = p;
+    return PF_OK;
+}
+
+/* Read all of fd into a malloc'd buffer.  Returns 0 or an errno value. */
+static int pf_read_fd(int fd, uint8_t **buf, size_t *len)
+{
+    struct stat st;
+    size_t cap = 1 << 16, n = 0;
+    if (fstat(fd, &st) != 0)
+        return errno;
+    if (S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX - 1)
+        cap = (size_t)st.st_size + 1;
+    uint8_t *b = malloc(cap);
+    if (!b)
+        return ENOMEM;
+    for (;;) {
+        if (n == cap) {
+            if (cap > SIZE_MAX / 2) {
+                free(b);
+                return EFBIG;
+            }
+            uint8_t *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                return ENOMEM;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(b);
+            return e;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errsz)
+            snprintf(err, errsz, "cannot open the profile: %s", strerror(errno));
+        return PF_EIO;
+    }
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int e = pf_read_fd(fd, &buf, &len);
+    close(fd);
+    if (e) {
+        if (errsz)
+            snprintf(err, errsz, "cannot read the profile: %s", strerror(e));
+        return e == ENOMEM ? PF_ENOMEM : PF_EIO;
+    }
+    int rc = pf_reader_parse(buf, len, out, err, errsz);
+    free(buf);
+    return rc;
+}
+
+void pf_reader_free(pf_profile_t *p)
+{
+    if (!p)
+        return;
+    free(p->info.exe);
+    for (uint32_t i = 0; i < p->info.argc; i++)
+        free(p->info.argv[i]);
+    free(p->info.argv);
+    free(p->info.allocator);
+    for (size_t i = 0; i < p->n_modules; i++) {
+        free(p->modules[i].path);
+        free(p->modules[i].build_id);
+    }
+    free(p->modules);
+    free(p->nodes);
+    free(p->stacks);
+    free(p->counters);
+    free(p->samples);
+    for (size_t i = 0; i < p->n_messages; i++)
+        free(p->messages[i]);
+    free(p->messages);
+    free(p);
+}
