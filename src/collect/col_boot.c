@@ -243,6 +243,7 @@ __attribute__((destructor(101))) static void col_boot_dtor(void)
         return;
     int saved_errno = errno;
     col_tls_guard++;
+    col_unwind_report();
     col_writer_lock();
     col_flush(COL_FLUSH_FINAL);
     col_writer_unlock();

@@ -53,6 +53,7 @@ void col_config_load(void)
     col_config_t *c = &col_config;
     c->quiet = env_long("HEAPSCOPE_QUIET", 0, 0, 1) != 0;
     c->disabled = env_long("HEAPSCOPE_DISABLE", 0, 0, 1) != 0;
+    c->verify_unwind = env_long("HEAPSCOPE_UNWIND_VERIFY", 0, 0, 1) != 0;
     const char *u = getenv("HEAPSCOPE_UNWIND");
     c->unwinder = PF_UNWIND_DWARF;
     if (u && !strcmp(u, "fp"))

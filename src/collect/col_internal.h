@@ -31,6 +31,7 @@ typedef struct col_config {
     int signal;            /* signal that triggers a flush, 0 = none */
     int quiet;             /* no diagnostics on stderr */
     int disabled;          /* HEAPSCOPE_DISABLE: pass everything through */
+    int verify_unwind;     /* HEAPSCOPE_UNWIND_VERIFY: check dwarf against libunwind */
     char output[1024];     /* output file pattern (%p pid, %e program) */
     int output_explicit;   /* HEAPSCOPE_OUTPUT was set */
     int root_pid;          /* HEAPSCOPE_ROOT_PID: the launcher's child */
@@ -240,6 +241,7 @@ void col_shadow_atfork_release(void);
 
 int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
+void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
 /* Return addresses of the current stack, innermost first, without
  * heapscope's own frames.  *flags gets PF_STACK_TRUNCATED when cut. */
 int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags);

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <string.h>
 
 #include "collect/col_internal.h"
 #include "heapscope/profile.h"
@@ -121,6 +122,35 @@ UT_NOINLINE static int unwind_libunwind(uintptr_t *ips, int max, unsigned *flags
     return n;
 }
 
+static uint64_t fallbacks, verified, differed;
+
+/* HEAPSCOPE_UNWIND_VERIFY: compare a DWARF stack with libunwind's. */
+UT_COLD static void verify(const uintptr_t *ips, int n, int max)
+{
+    uintptr_t ref[COL_MAX_DEPTH];
+    unsigned flags = 0;
+    int m = unwind_libunwind(ref, max, &flags);
+    __atomic_add_fetch(&verified, 1, __ATOMIC_RELAXED);
+    if (m != n || memcmp(ref, ips, (size_t)n * sizeof *ips) != 0) {
+        if (__atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED) <= 3) {
+            col_message_add("dwarf unwinder differs from libunwind: %d frames %#lx %#lx %#lx vs %d "
+                            "frames %#lx %#lx %#lx",
+                            n, n > 0 ? (unsigned long)ips[0] : 0, n > 1 ? (unsigned long)ips[1] : 0,
+                            n > 2 ? (unsigned long)ips[2] : 0, m, m > 0 ? (unsigned long)ref[0] : 0,
+                            m > 1 ? (unsigned long)ref[1] : 0, m > 2 ? (unsigned long)ref[2] : 0);
+        }
+    }
+}
+
+/* Add the unwinder's statistics to the profile's messages (at exit). */
+void col_unwind_report(void)
+{
+    if (col_config.verify_unwind)
+        col_message_add("dwarf unwinder verified against libunwind: %lu stacks, %lu differed, "
+                        "%lu fell back to libunwind",
+                        (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
+}
+
 int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags)
 {
     switch (col_config.unwinder) {
@@ -131,12 +161,15 @@ int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags)
         int truncated = 0;
         int n = col_cfi_backtrace(ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
                                   t->stack_hi, &truncated);
-        if (UT_LIKELY(n >= 0)) {
-            if (truncated)
-                *flags |= PF_STACK_TRUNCATED;
-            return n;
+        if (UT_UNLIKELY(n < 0)) {
+            __atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
+            return unwind_libunwind(ips, max, flags);
         }
-        return unwind_libunwind(ips, max, flags);
+        if (truncated)
+            *flags |= PF_STACK_TRUNCATED;
+        if (UT_UNLIKELY(col_config.verify_unwind))
+            verify(ips, n, max);
+        return n;
     }
 #endif
     default:

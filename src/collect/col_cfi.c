@@ -1,0 +1,211 @@
+/* col_cfi.c - the DWARF unwinder's fast path: a per-thread cache of one
+ * rule per return address, and the walk itself (see col_cfi.h).
+ *
+ * A step: look the return address up in the thread's direct-mapped cache
+ * (a miss parses .eh_frame, col_cfi_parse.c), compute the CFA from rsp or
+ * rbp, load the caller's return address from CFA-8 and, if the frame saved
+ * it, rbp.  Every load is checked against the thread's stack bounds and the
+ * CFA must grow, so a bad rule ends the walk instead of the program.
+ *
+ * The module table (text ranges and their .eh_frame_hdr) is rebuilt on a
+ * cache miss outside every known module and after dlopen/dlclose; old
+ * tables stay mapped for threads still reading them.  Memory comes from
+ * mmap only. */
+#define _GNU_SOURCE
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "collect/col_cfi.h"
+#include "common/ut_compiler.h"
+
+#define MAX_MODULES 1024
+#define CACHE_BITS 12
+#define CACHE_SIZE (1u << CACHE_BITS)
+
+typedef struct cfi_module {
+    uintptr_t text_lo, text_hi; /* executable segment */
+    uintptr_t hdr;              /* .eh_frame_hdr, 0 if none */
+    uintptr_t seg_lo, seg_hi;   /* loaded segment holding it */
+} cfi_module_t;
+
+typedef struct cfi_modules {
+    size_t n;
+    cfi_module_t m[MAX_MODULES];
+} cfi_modules_t;
+
+typedef struct cache_entry {
+    uintptr_t ip;
+    cfi_rule_t rule;
+} cache_entry_t;
+
+typedef struct cfi_cache {
+    unsigned gen;
+    cache_entry_t e[CACHE_SIZE];
+} cfi_cache_t;
+
+static cfi_modules_t *modules;
+static unsigned generation = 1;
+static int rebuild_lock;
+static _Thread_local cfi_cache_t *tls_cache __attribute__((tls_model("initial-exec")));
+
+static void *map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    cfi_modules_t *x = arg;
+    uintptr_t hdr = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+            hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    uintptr_t seg_lo = 0, seg_hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && hdr >= a && hdr < a + ph->p_memsz) {
+            seg_lo = a;
+            seg_hi = a + ph->p_memsz;
+        }
+    }
+    for (int i = 0; i < info->dlpi_phnum && x->n < MAX_MODULES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        cfi_module_t *m = &x->m[x->n++];
+        m->text_lo = info->dlpi_addr + ph->p_vaddr;
+        m->text_hi = m->text_lo + ph->p_memsz;
+        m->hdr = seg_lo ? hdr : 0;
+        m->seg_lo = seg_lo;
+        m->seg_hi = seg_hi;
+    }
+    return 0;
+}
+
+/* Rebuild the module table (cold, any thread). */
+static void modules_rebuild(void)
+{
+    if (__atomic_exchange_n(&rebuild_lock, 1, __ATOMIC_ACQUIRE))
+        return; /* another thread is at it; this call falls back */
+    cfi_modules_t *x = map(sizeof *x);
+    if (x) {
+        x->n = 0;
+        dl_iterate_phdr(add_module, x);
+        __atomic_store_n(&modules, x, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&rebuild_lock, 0, __ATOMIC_RELEASE);
+}
+
+int col_cfi_init(void)
+{
+    modules_rebuild();
+    return modules ? 0 : -1;
+}
+
+void col_cfi_modules_changed(void)
+{
+    modules_rebuild();
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+}
+
+static const cfi_module_t *module_of(uintptr_t ip)
+{
+    const cfi_modules_t *x = __atomic_load_n(&modules, __ATOMIC_ACQUIRE);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; x && i < x->n; i++)
+            if (ip >= x->m[i].text_lo && ip < x->m[i].text_hi)
+                return &x->m[i];
+        if (pass == 0) { /* maybe a module loaded since: look again */
+            modules_rebuild();
+            x = __atomic_load_n(&modules, __ATOMIC_ACQUIRE);
+        }
+    }
+    return NULL;
+}
+
+UT_COLD static cfi_rule_t rule_miss(cache_entry_t *e, uintptr_t ra)
+{
+    cfi_rule_t rule = {0};
+    const cfi_module_t *m = module_of(ra - 1);
+    if (m && m->hdr)
+        rule = col_cfi_rule_for(ra - 1, m->hdr, m->seg_lo, m->seg_hi);
+    e->ip = ra;
+    e->rule = rule;
+    return rule;
+}
+
+UT_COLD static cfi_cache_t *cache_new(void)
+{
+    cfi_cache_t *c = map(sizeof *c);
+    tls_cache = c;
+    return c;
+}
+
+UT_INLINE cfi_rule_t rule_of(cfi_cache_t *c, uintptr_t ra)
+{
+    cache_entry_t *e = &c->e[(ra ^ (ra >> CACHE_BITS)) & (CACHE_SIZE - 1)];
+    if (UT_LIKELY(e->ip == ra))
+        return e->rule;
+    return rule_miss(e, ra);
+}
+
+UT_INLINE int in_stack(uintptr_t a, uintptr_t lo, uintptr_t hi)
+{
+    return a >= lo && a <= hi - sizeof(uintptr_t) && (a & 7) == 0;
+}
+
+UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip_hi,
+                                  uintptr_t stack_lo, uintptr_t stack_hi, int *truncated)
+{
+    cfi_cache_t *c = tls_cache;
+    if (UT_UNLIKELY(c == NULL) && (c = cache_new()) == NULL)
+        return -1;
+    unsigned gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+    if (UT_UNLIKELY(c->gen != gen)) {
+        memset(c->e, 0, sizeof c->e);
+        c->gen = gen;
+    }
+    /* our own frame has a frame pointer: start at our caller */
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    if (stack_hi == UINTPTR_MAX || !in_stack(fp, stack_lo, stack_hi) ||
+        !in_stack(fp + 8, stack_lo, stack_hi))
+        return -1; /* unknown stack, or an alternate signal stack */
+    stack_lo = fp; /* everything the walk reads lies above our own frame */
+    uintptr_t sp = fp + 16;
+    uintptr_t ip = ((const uintptr_t *)fp)[1];
+    uintptr_t bp = ((const uintptr_t *)fp)[0];
+    int n = 0, leading = 1;
+    *truncated = 0;
+    for (;;) {
+        if (!(leading && ip >= skip_lo && ip < skip_hi)) {
+            leading = 0;
+            if (n == max) {
+                *truncated = 1;
+                return n;
+            }
+            ips[n++] = ip;
+        }
+        cfi_rule_t r = rule_of(c, ip);
+        if (r.kind == CFI_RULE_LAST)
+            return n;
+        if (UT_UNLIKELY(r.kind != CFI_RULE_OK))
+            return -1;
+        uintptr_t cfa = (r.cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r.cfa_off;
+        if (UT_UNLIKELY(cfa <= sp || !in_stack(cfa - 8, stack_lo, stack_hi)))
+            return -1;
+        if (r.rbp_saved) {
+            uintptr_t at = cfa + (uintptr_t)(intptr_t)r.rbp_off;
+            if (UT_UNLIKELY(!in_stack(at, stack_lo, stack_hi)))
+                return -1;
+            bp = *(const uintptr_t *)at;
+        }
+        ip = *(const uintptr_t *)(cfa - 8);
+        sp = cfa;
+        if (ip == 0)
+            return n;
+    }
+}

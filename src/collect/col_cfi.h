@@ -1,0 +1,44 @@
+/* col_cfi.h - heapscope's DWARF call-frame unwinder for x86-64.
+ *
+ * Walks the stack with the rules of .eh_frame (found through
+ * .eh_frame_hdr), so it is right through code built without frame
+ * pointers, and caches one rule per return address per thread, so a step
+ * is a cache probe and two loads.  Frames whose rules it cannot express
+ * (CFA expressions, signal frames, a register other than rsp/rbp as CFA
+ * base) make it return -1: the caller then uses libunwind for that call. */
+#ifndef COL_CFI_H
+#define COL_CFI_H
+
+#include <stdint.h>
+
+int col_cfi_init(void);
+void col_cfi_modules_changed(void);
+
+/* Return addresses of the caller's stack, innermost first, after skipping
+ * leading frames in [skip_lo, skip_hi).  Stack reads stay in
+ * [stack_lo, stack_hi).  Returns the number of frames (*truncated = 1 when
+ * max cut the stack), or -1 if a frame needs libunwind. */
+int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip_hi,
+                      uintptr_t stack_lo, uintptr_t stack_hi, int *truncated);
+
+/* ---- internal: the rule of one return address (col_cfi_parse.c) -------- */
+
+enum { CFI_RULE_BAD = 0, CFI_RULE_OK = 1, CFI_RULE_LAST = 2 };
+
+typedef struct cfi_rule {
+    uint8_t kind;       /* CFI_RULE_* ; LAST: return address undefined */
+    uint8_t cfa_rbp;    /* CFA base: 1 rbp, 0 rsp */
+    uint8_t rbp_saved;  /* rbp restored from CFA + rbp_off */
+    uint8_t pad;
+    int16_t rbp_off;
+    int16_t unused;
+    int32_t cfa_off;
+} cfi_rule_t;
+
+/* Rule for the instruction at pc (a return address - 1) from the module's
+ * .eh_frame_hdr at hdr.  Every read stays in [seg_lo, seg_hi), the loaded
+ * segment that holds .eh_frame_hdr and .eh_frame.  kind BAD if the rule
+ * cannot be expressed or the data is malformed. */
+cfi_rule_t col_cfi_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t seg_lo, uintptr_t seg_hi);
+
+#endif

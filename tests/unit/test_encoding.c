@@ -1,0 +1,80 @@
+/* test_encoding.c - unit tests of the profile's integer encoding
+ * (ut_varint.h) and of the collector's size keys (col_size_key), against
+ * values worked out by hand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "collect/col_internal.h"
+#include "common/ut_varint.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                            \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+static void test_varint(void)
+{
+    uint8_t buf[UT_VARINT_MAX];
+    /* known encodings */
+    CHECK(ut_varint_put(buf, 0) == 1 && buf[0] == 0);
+    CHECK(ut_varint_put(buf, 127) == 1 && buf[0] == 0x7f);
+    CHECK(ut_varint_put(buf, 128) == 2 && buf[0] == 0x80 && buf[1] == 0x01);
+    CHECK(ut_varint_put(buf, 300) == 2 && buf[0] == 0xac && buf[1] == 0x02);
+    CHECK(ut_varint_put(buf, UINT64_MAX) == 10 && buf[9] == 0x01);
+    /* round trips */
+    const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, 1ull << 32, (1ull << 63) + 5, UINT64_MAX};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        size_t n = ut_varint_put(buf, values[i]);
+        const uint8_t *p = buf;
+        uint64_t v = 0;
+        CHECK(ut_varint_get(&p, buf + n, &v) == 0 && v == values[i] && p == buf + n);
+        /* one byte short is truncated */
+        p = buf;
+        CHECK(ut_varint_get(&p, buf + n - 1, &v) == -1);
+    }
+    /* 11 continuation bytes, and a 10th byte above 1, do not fit 64 bits */
+    uint8_t over[11];
+    memset(over, 0xff, sizeof over);
+    const uint8_t *p = over;
+    uint64_t v;
+    CHECK(ut_varint_get(&p, over + sizeof over, &v) == -1);
+    uint8_t big[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    p = big;
+    CHECK(ut_varint_get(&p, big + 10, &v) == -1);
+    /* zigzag */
+    CHECK(ut_zigzag(0) == 0 && ut_zigzag(-1) == 1 && ut_zigzag(1) == 2 && ut_zigzag(-2) == 3);
+    CHECK(ut_unzigzag(ut_zigzag(INT64_MIN)) == INT64_MIN);
+    CHECK(ut_unzigzag(ut_zigzag(INT64_MAX)) == INT64_MAX);
+    /* FNV-1a 32 of "a" is 0xe40c292c */
+    CHECK(ut_fnv32(UT_FNV32_INIT, "a", 1) == 0xe40c292cu);
+}
+
+static void test_size_key(void)
+{
+    CHECK(col_size_key(0) == 0);
+    CHECK(col_size_key(24) == 24);
+    CHECK(col_size_key(8192) == 8192);
+    /* 8193 lies in [8192, 8703]: 16 buckets of 512 in [8192, 16384) */
+    CHECK(col_size_key(8193) == 8192);
+    CHECK(col_size_key(8704) == 8704);
+    CHECK(col_size_key(16383) == 16384 - 512);
+    CHECK(col_size_key(100000) == 98304);   /* [98304, 102399], step 4096 */
+    CHECK(col_size_key(300000) == 294912);  /* [294912, 311295], step 16384 */
+}
+
+int main(void)
+{
+    test_varint();
+    test_size_key();
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("encoding: all checks passed\n");
+    return 0;
+}
