@@ -180,6 +180,15 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
     uintptr_t bp = ((const uintptr_t *)fp)[0];
     int n = 0, leading = 1;
     *truncated = 0;
+    /* heapscope's own frames (built with frame pointers) by the rbp chain:
+     * no rule lookups for the hook and the recording functions */
+    while (ip >= skip_lo && ip < skip_hi) {
+        if (!in_stack(bp, stack_lo, stack_hi) || !in_stack(bp + 8, stack_lo, stack_hi) || bp < sp)
+            return -1;
+        ip = ((const uintptr_t *)bp)[1];
+        sp = bp + 16;
+        bp = ((const uintptr_t *)bp)[0];
+    }
     for (;;) {
         if (!(leading && ip >= skip_lo && ip < skip_hi)) {
             leading = 0;

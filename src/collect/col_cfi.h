@@ -25,13 +25,11 @@ int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip
 
 enum { CFI_RULE_BAD = 0, CFI_RULE_OK = 1, CFI_RULE_LAST = 2 };
 
-typedef struct cfi_rule {
+typedef struct cfi_rule {   /* 8 bytes: a cache entry is 16 */
     uint8_t kind;       /* CFI_RULE_* ; LAST: return address undefined */
-    uint8_t cfa_rbp;    /* CFA base: 1 rbp, 0 rsp */
-    uint8_t rbp_saved;  /* rbp restored from CFA + rbp_off */
-    uint8_t pad;
+    uint8_t cfa_rbp : 1;   /* CFA base: 1 rbp, 0 rsp */
+    uint8_t rbp_saved : 1; /* rbp restored from CFA + rbp_off */
     int16_t rbp_off;
-    int16_t unused;
     int32_t cfa_off;
 } cfi_rule_t;
 
