@@ -39,8 +39,23 @@ typedef struct cache_entry {
     cfi_rule_t rule;
 } cache_entry_t;
 
+/* The previous walk of this thread, frame by frame: the state (ip, sp,
+ * bp) at each frame and the two stack words its step read. */
+#define MEMO_MAX 256
+enum { MEMO_NONE = 0, MEMO_LAST, MEMO_ZERO, MEMO_TRUNC };
+
+typedef struct cfi_memo {
+    int n;
+    int end; /* how the walk ended after frame n-1; MEMO_NONE: no memo */
+    uintptr_t ip[MEMO_MAX], sp[MEMO_MAX], bp[MEMO_MAX];
+    uintptr_t ra_slot[MEMO_MAX], bp_slot[MEMO_MAX]; /* 0: not read */
+    uintptr_t next_ip[MEMO_MAX], next_bp[MEMO_MAX]; /* what they held */
+} cfi_memo_t;
+
 typedef struct cfi_cache {
     unsigned gen;
+    int cur; /* memo[cur] is the previous walk */
+    cfi_memo_t memo[2];
     cache_entry_t e[CACHE_SIZE];
 } cfi_cache_t;
 
@@ -158,6 +173,23 @@ UT_INLINE int in_stack(uintptr_t a, uintptr_t lo, uintptr_t hi)
     return a >= lo && a <= hi - sizeof(uintptr_t) && (a & 7) == 0;
 }
 
+/* Verify that the memo's walk from frame j on is still the stack: the
+ * state at j matched, and each later state follows from the rule (same ip,
+ * same cached rule) and the words the step read, so equal words mean equal
+ * frames.  The words lie between the current frame and the stack top. */
+static int memo_verify(const cfi_memo_t *m, int j)
+{
+    for (int i = j; i < m->n; i++) {
+        if (!m->ra_slot[i])
+            continue; /* the last frame of a walk that ended at its rule */
+        if (*(const uintptr_t *)m->ra_slot[i] != m->next_ip[i])
+            return 0;
+        if (m->bp_slot[i] && *(const uintptr_t *)m->bp_slot[i] != m->next_bp[i])
+            return 0;
+    }
+    return 1;
+}
+
 UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip_hi,
                                   uintptr_t stack_lo, uintptr_t stack_hi, int *truncated)
 {
@@ -167,8 +199,11 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
     unsigned gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
     if (UT_UNLIKELY(c->gen != gen)) {
         memset(c->e, 0, sizeof c->e);
+        c->memo[0].end = c->memo[1].end = MEMO_NONE;
         c->gen = gen;
     }
+    if (max > MEMO_MAX)
+        max = MEMO_MAX;
     /* our own frame has a frame pointer: start at our caller */
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     if (stack_hi == UINTPTR_MAX || !in_stack(fp, stack_lo, stack_hi) ||
@@ -178,7 +213,6 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
     uintptr_t sp = fp + 16;
     uintptr_t ip = ((const uintptr_t *)fp)[1];
     uintptr_t bp = ((const uintptr_t *)fp)[0];
-    int n = 0, leading = 1;
     *truncated = 0;
     /* heapscope's own frames (built with frame pointers) by the rbp chain:
      * no rule lookups for the hook and the recording functions */
@@ -189,18 +223,63 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
         sp = bp + 16;
         bp = ((const uintptr_t *)bp)[0];
     }
+    cfi_memo_t *old = &c->memo[c->cur], *nw = &c->memo[c->cur ^ 1];
+    int n = 0, j = 0;
     for (;;) {
-        if (!(leading && ip >= skip_lo && ip < skip_hi)) {
-            leading = 0;
-            if (n == max) {
-                *truncated = 1;
-                return n;
+        /* the rest of the stack may be the previous walk's */
+        if (old->end != MEMO_NONE) {
+            while (j < old->n && old->sp[j] < sp)
+                j++;
+            if (j < old->n && old->sp[j] == sp && old->ip[j] == ip && old->bp[j] == bp &&
+                memo_verify(old, j)) {
+                if (n == 0 && j == 0) { /* the very same stack: keep the memo */
+                    for (int i = 0; i < old->n; i++)
+                        ips[i] = old->ip[i];
+                    *truncated = old->end == MEMO_TRUNC;
+                    return old->n;
+                }
+                int i = j;
+                for (; i < old->n && n < max; i++, n++) {
+                    ips[n] = nw->ip[n] = old->ip[i];
+                    nw->sp[n] = old->sp[i];
+                    nw->bp[n] = old->bp[i];
+                    nw->ra_slot[n] = old->ra_slot[i];
+                    nw->bp_slot[n] = old->bp_slot[i];
+                    nw->next_ip[n] = old->next_ip[i];
+                    nw->next_bp[n] = old->next_bp[i];
+                }
+                if (i < old->n || old->end != MEMO_TRUNC || n == max) {
+                    *truncated = i < old->n || old->end == MEMO_TRUNC;
+                    nw->n = n;
+                    nw->end = *truncated ? MEMO_TRUNC : old->end;
+                    c->cur ^= 1;
+                    return n;
+                }
+                /* the previous walk was cut by the depth cap sooner than
+                 * this one is: go on walking from the state after it */
+                ip = nw->next_ip[n - 1];
+                bp = nw->next_bp[n - 1];
+                sp = nw->ra_slot[n - 1] + 8;
+                j = old->n;
+                continue;
             }
-            ips[n++] = ip;
         }
+        if (n == max) {
+            *truncated = 1;
+            nw->end = MEMO_TRUNC;
+            break;
+        }
+        ips[n] = nw->ip[n] = ip;
+        nw->sp[n] = sp;
+        nw->bp[n] = bp;
+        nw->ra_slot[n] = 0;
+        nw->bp_slot[n] = 0;
+        n++;
         cfi_rule_t r = rule_of(c, ip);
-        if (r.kind == CFI_RULE_LAST)
-            return n;
+        if (r.kind == CFI_RULE_LAST) {
+            nw->end = MEMO_LAST;
+            break;
+        }
         if (UT_UNLIKELY(r.kind != CFI_RULE_OK))
             return -1;
         uintptr_t cfa = (r.cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r.cfa_off;
@@ -211,10 +290,19 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
             if (UT_UNLIKELY(!in_stack(at, stack_lo, stack_hi)))
                 return -1;
             bp = *(const uintptr_t *)at;
+            nw->bp_slot[n - 1] = at;
         }
         ip = *(const uintptr_t *)(cfa - 8);
         sp = cfa;
-        if (ip == 0)
-            return n;
+        nw->ra_slot[n - 1] = cfa - 8;
+        nw->next_ip[n - 1] = ip;
+        nw->next_bp[n - 1] = bp;
+        if (ip == 0) {
+            nw->end = MEMO_ZERO;
+            break;
+        }
     }
+    nw->n = n;
+    c->cur ^= 1;
+    return n;
 }

@@ -22,6 +22,20 @@ static void save_peak(col_entry_t *e, uint32_t gen);
 
 #define TICK_EVENTS 4096
 
+/* A size that is fixed while the block lives and at least its requested
+ * size; the shadow keeps the difference.  Under glibc it is read straight
+ * from the chunk header (what malloc_usable_size computes, glibc 2.26+:
+ * chunk size minus 8, or minus 16 for an mmapped chunk) to save two calls
+ * per block; other allocators are asked. */
+UT_INLINE size_t usable_size(const void *ptr)
+{
+    if (UT_LIKELY(col_proc.granule_shift == 5)) {
+        size_t h = ((const size_t *)ptr)[-1];
+        return (h & ~(size_t)7) - ((h & 2) ? 16 : 8);
+    }
+    return col_real.malloc_usable_size((void *)ptr);
+}
+
 /* Publish the thread's pending live-byte change; may set a new peak. */
 void col_record_publish_thread(col_thread_t *t)
 {
@@ -63,7 +77,8 @@ static inline void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
         e->bytes += size;
     }
     t->n_allocs++;
-    size_t slack = col_real.malloc_usable_size(ptr) - size;
+    size_t usable = usable_size(ptr);
+    size_t slack = usable >= size ? usable - size : COL_SLACK_BIG;
     uint32_t v = (id << COL_SLACK_BITS) | (slack < COL_SLACK_BIG ? (uint32_t)slack : COL_SLACK_BIG);
     if (UT_UNLIKELY(slack >= COL_SLACK_BIG))
         col_shadow_size_put(ptr, size);
@@ -103,7 +118,7 @@ static inline uint64_t block_size(const void *ptr, uint32_t v)
     uint32_t slack = v & COL_SLACK_BIG;
     if (UT_UNLIKELY(slack == COL_SLACK_BIG))
         return col_shadow_size_take(ptr);
-    return col_real.malloc_usable_size((void *)ptr) - slack;
+    return usable_size(ptr) - slack;
 }
 
 void col_record_alloc(void *ptr, size_t size)

@@ -13,10 +13,10 @@ SCRIPT = "import json, re, collections\n" \
          "print(collections.Counter(len(x['l']) for x in d).most_common(2))\n"
 
 
-def check(t, label, prog, args, minimum, env=None):
+def check(t, label, prog, args, minimum, env=None, opts=()):
     extra = {"HEAPSCOPE_UNWIND_VERIFY": "1"}
     extra.update(env or {})
-    r = t.run(prog, args=args, out=label + ".hsp", env=extra, expect_rc=None)
+    r = t.run(prog, args=args, out=label + ".hsp", env=extra, opts=opts, expect_rc=None)
     p = t.report(r.out)
     msgs = [w for w in p.summary["warnings"] if "verified against libunwind" in w]
     t.eq(label + ": one verification message", 1, len(msgs))
@@ -37,6 +37,9 @@ def main(t):
     with open(script, "w") as f:
         f.write(SCRIPT)
     check(t, "python3", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"})
+    # a depth cap that cuts most stacks: the walk's cached tail must stop too
+    check(t, "python3-depth3", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
+          opts=["--depth", "3"])
     check(t, "cxx", "hs_cxx", [], 20)
     check(t, "threads", "hs_threads", [], 16000)
 
