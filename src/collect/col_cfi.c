@@ -45,6 +45,7 @@ typedef struct cache_entry {
 enum { MEMO_NONE = 0, MEMO_LAST, MEMO_ZERO, MEMO_TRUNC };
 
 typedef struct cfi_memo {
+    uint64_t token; /* names this walk's result */
     int n;
     int end; /* how the walk ended after frame n-1; MEMO_NONE: no memo */
     uintptr_t ip[MEMO_MAX], sp[MEMO_MAX], bp[MEMO_MAX];
@@ -54,6 +55,7 @@ typedef struct cfi_memo {
 
 typedef struct cfi_cache {
     unsigned gen;
+    uint64_t tokens; /* last token handed out */
     int cur; /* memo[cur] is the previous walk */
     cfi_memo_t memo[2];
     cache_entry_t e[CACHE_SIZE];
@@ -191,8 +193,10 @@ static int memo_verify(const cfi_memo_t *m, int j)
 }
 
 UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip_hi,
-                                  uintptr_t stack_lo, uintptr_t stack_hi, int *truncated)
+                                  uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
+                                  uint64_t expect, uint64_t *token)
 {
+    *token = 0;
     cfi_cache_t *c = tls_cache;
     if (UT_UNLIKELY(c == NULL) && (c = cache_new()) == NULL)
         return -1;
@@ -233,9 +237,10 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
             if (j < old->n && old->sp[j] == sp && old->ip[j] == ip && old->bp[j] == bp &&
                 memo_verify(old, j)) {
                 if (n == 0 && j == 0) { /* the very same stack: keep the memo */
-                    for (int i = 0; i < old->n; i++)
-                        ips[i] = old->ip[i];
+                    if (old->token != expect)
+                        memcpy(ips, old->ip, (size_t)old->n * sizeof *ips);
                     *truncated = old->end == MEMO_TRUNC;
+                    *token = old->token;
                     return old->n;
                 }
                 int i = j;
@@ -252,6 +257,7 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
                     *truncated = i < old->n || old->end == MEMO_TRUNC;
                     nw->n = n;
                     nw->end = *truncated ? MEMO_TRUNC : old->end;
+                    nw->token = *token = ++c->tokens;
                     c->cur ^= 1;
                     return n;
                 }
@@ -303,6 +309,7 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
         }
     }
     nw->n = n;
+    nw->token = *token = ++c->tokens;
     c->cur ^= 1;
     return n;
 }

@@ -124,6 +124,7 @@ typedef struct col_thread {
     uintptr_t stack_lo, stack_hi;
     uint32_t tick;          /* events until the next cold check */
     uint32_t memo_id;       /* stack of this thread's previous allocation */
+    uint64_t memo_token;    /* the unwinder's name for those frames, 0: none */
     /* --- read by the writer --- */
     uint32_t nentries;      /* published with release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
@@ -243,8 +244,12 @@ int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
 /* Return addresses of the current stack, innermost first, without
- * heapscope's own frames.  *flags gets PF_STACK_TRUNCATED when cut. */
-int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags);
+ * heapscope's own frames.  *flags gets PF_STACK_TRUNCATED when cut.
+ * *token (0: none) names the result: the same token means the same frames
+ * as an earlier call on this thread; when it equals `expect`, ips was not
+ * written (the caller still has those frames' stack id). */
+int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags, uint64_t expect,
+               uint64_t *token);
 
 /* ---- modules (col_modules.c) ------------------------------------------ */
 

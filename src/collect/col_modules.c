@@ -218,7 +218,7 @@ int col_modules_scan(void)
     seen_subs = c[1];
     if (s.changed) {
         exec_ranges_rebuild();
-        epoch++;
+        __atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);
         col_unwind_modules_changed();
     }
     return s.changed;
@@ -232,7 +232,7 @@ col_module_t *col_modules_list(size_t *count)
 
 uint32_t col_modules_epoch(void)
 {
-    return epoch;
+    return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 }
 
 /* The address range of libheapscope.so itself. */

@@ -131,10 +131,14 @@ void col_record_alloc(void *ptr, size_t size)
     col_tls_guard = 1;
     uintptr_t ips[COL_MAX_DEPTH];
     unsigned flags = 0;
-    int n = col_unwind(t, ips, col_config.max_depth, &flags);
+    uint64_t token;
+    int n = col_unwind(t, ips, col_config.max_depth, &flags, t->memo_token, &token);
     uint32_t id = t->memo_id;
-    if (!id || !col_stack_is(id, ips, n))
-        t->memo_id = id = col_stack_intern(ips, n, flags);
+    if (!token || token != t->memo_token) {
+        if (!id || !col_stack_is(id, ips, n))
+            t->memo_id = id = col_stack_intern(ips, n, flags);
+        t->memo_token = token;
+    }
     account_alloc(t, ptr, size, id);
     col_tls_guard = 0;
 }
@@ -208,8 +212,13 @@ UT_COLD static void record_alloc_cold(void *ptr, size_t size)
     if (t != NULL) {
         uintptr_t ips[COL_MAX_DEPTH];
         unsigned flags = 0;
-        int n = col_unwind(t, ips, col_config.max_depth, &flags);
+        uint64_t token;
+        int n = col_unwind(t, ips, col_config.max_depth, &flags, 0, &token);
         uint32_t id = col_stack_intern(ips, n, flags);
+        if (!t->shared) { /* the next hot-path call may compare with this walk */
+            t->memo_id = id;
+            t->memo_token = token;
+        }
         if (t->shared)
             col_thread_lock_shared();
         account_alloc(t, ptr, size, id);

@@ -142,6 +142,8 @@ col_thread_t *col_thread_attach(void)
         spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
+    t->memo_id = 0; /* the unwinder's memo belongs to the previous owner */
+    t->memo_token = 0;
     spin_lock(&registry_lock);
     live_threads++;
     threads_seen++;

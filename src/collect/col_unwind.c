@@ -12,6 +12,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "collect/col_internal.h"
 #include "heapscope/profile.h"
@@ -70,23 +71,81 @@ static int drop_own_frames(uintptr_t *ips, int n)
     return n - skip;
 }
 
-UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags)
+/* The previous frame-pointer walk of this thread: every frame it visited
+ * (from the first outside heapscope) and the two words it read there.  If
+ * the same frame is visited first again and all those words are unchanged,
+ * the walk would repeat itself exactly, so its result is reused. */
+#define FP_VISITS (COL_MAX_DEPTH + 1)
+typedef struct fp_memo {
+    uint64_t token, tokens; /* this walk's name; last name handed out */
+    uint32_t epoch;
+    int nv, n, truncated;
+    uintptr_t fp[FP_VISITS], w0[FP_VISITS], w1[FP_VISITS];
+    uintptr_t ips[COL_MAX_DEPTH];
+} fp_memo_t;
+
+static _Thread_local fp_memo_t *tls_fp_memo __attribute__((tls_model("initial-exec")));
+
+UT_COLD static fp_memo_t *fp_memo_new(void)
 {
+    void *p = mmap(NULL, sizeof(fp_memo_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return tls_fp_memo = p == MAP_FAILED ? NULL : p;
+}
+
+static int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch)
+{
+    if (m->nv == 0 || m->fp[0] != fp || m->epoch != epoch)
+        return 0;
+    for (int k = 0; k < m->nv; k++) {
+        const uintptr_t *f = (const uintptr_t *)m->fp[k];
+        if (f[0] != m->w0[k] || f[1] != m->w1[k])
+            return 0;
+    }
+    return 1;
+}
+
+/* use_memo 0: a plain walk that neither reads nor writes the memo (for
+ * HEAPSCOPE_UNWIND_VERIFY). */
+UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags,
+                                 int use_memo, uint64_t expect, uint64_t *token)
+{
+    *token = 0;
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t lo = fp;
     uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : fp + UNKNOWN_STACK_SPAN;
-    int n = 0, leading = 1;
     uintptr_t code_lo = 0, code_hi = 0;
+    fp_memo_t *m = use_memo ? tls_fp_memo : NULL;
+    if (UT_UNLIKELY(m == NULL) && use_memo)
+        m = fp_memo_new();
+    uint32_t epoch = col_modules_epoch();
+    int n = 0, leading = 1, nv = 0;
     /* [lo, hi) is mapped: from our own frame up to the top of the stack */
     while (fp >= lo && hi - fp >= 2 * sizeof(uintptr_t) && fp < hi && (fp & 7) == 0) {
         const uintptr_t *frame = (const uintptr_t *)fp;
         uintptr_t next = frame[0], ra = frame[1];
-        if (ra == 0 || !is_code(ra, &code_lo, &code_hi))
-            break; /* rbp was not a frame pointer here */
-        if (leading && is_self(ra)) {
+        if (leading && ra && is_self(ra)) {
             /* still inside heapscope */
         } else {
-            leading = 0;
+            if (leading) {
+                leading = 0;
+                if (m && fp_memo_holds(m, fp, epoch)) {
+                    if (m->token != expect)
+                        memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
+                    *token = m->token;
+                    if (m->truncated)
+                        *flags |= PF_STACK_TRUNCATED;
+                    return m->n;
+                }
+            }
+            if (m && nv < FP_VISITS) {
+                m->fp[nv] = fp;
+                m->w0[nv] = next;
+                m->w1[nv] = ra;
+                nv++;
+            }
+            if (ra == 0 || !is_code(ra, &code_lo, &code_hi))
+                break; /* rbp was not a frame pointer here */
             if (n == max) {
                 *flags |= PF_STACK_TRUNCATED;
                 break;
@@ -96,6 +155,14 @@ UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsig
         if (next <= fp)
             break;
         fp = next;
+    }
+    if (m) {
+        m->nv = leading ? 0 : nv;
+        m->n = n;
+        m->truncated = (*flags & PF_STACK_TRUNCATED) != 0;
+        m->epoch = epoch;
+        memcpy(m->ips, ips, (size_t)n * sizeof *ips);
+        m->token = *token = ++m->tokens;
     }
     return n;
 }
@@ -124,18 +191,22 @@ UT_NOINLINE static int unwind_libunwind(uintptr_t *ips, int max, unsigned *flags
 
 static uint64_t fallbacks, verified, differed;
 
-/* HEAPSCOPE_UNWIND_VERIFY: compare a DWARF stack with libunwind's. */
-UT_COLD static void verify(const uintptr_t *ips, int n, int max)
+/* HEAPSCOPE_UNWIND_VERIFY: compare a stack with the reference walk for
+ * the mode (libunwind for dwarf, an uncached walk for fp). */
+UT_COLD static void verify(col_thread_t *t, const uintptr_t *ips, int n, int max)
 {
     uintptr_t ref[COL_MAX_DEPTH];
     unsigned flags = 0;
-    int m = unwind_libunwind(ref, max, &flags);
+    uint64_t token;
+    int m = col_config.unwinder == PF_UNWIND_FP ? unwind_fp(t, ref, max, &flags, 0, 0, &token)
+                                               : unwind_libunwind(ref, max, &flags);
     __atomic_add_fetch(&verified, 1, __ATOMIC_RELAXED);
     if (m != n || memcmp(ref, ips, (size_t)n * sizeof *ips) != 0) {
         if (__atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED) <= 3) {
-            col_message_add("dwarf unwinder differs from libunwind: %d frames %#lx %#lx %#lx vs %d "
-                            "frames %#lx %#lx %#lx",
-                            n, n > 0 ? (unsigned long)ips[0] : 0, n > 1 ? (unsigned long)ips[1] : 0,
+            col_message_add("%s unwinder differs from its reference: %d frames %#lx %#lx %#lx vs "
+                            "%d frames %#lx %#lx %#lx",
+                            col_config.unwinder == PF_UNWIND_FP ? "fp" : "dwarf", n,
+                            n > 0 ? (unsigned long)ips[0] : 0, n > 1 ? (unsigned long)ips[1] : 0,
                             n > 2 ? (unsigned long)ips[2] : 0, m, m > 0 ? (unsigned long)ref[0] : 0,
                             m > 1 ? (unsigned long)ref[1] : 0, m > 2 ? (unsigned long)ref[2] : 0);
         }
@@ -145,30 +216,42 @@ UT_COLD static void verify(const uintptr_t *ips, int n, int max)
 /* Add the unwinder's statistics to the profile's messages (at exit). */
 void col_unwind_report(void)
 {
-    if (col_config.verify_unwind)
+    if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_FP)
+        col_message_add("fp unwinder verified against an uncached walk: %lu stacks, %lu differed",
+                        (unsigned long)verified, (unsigned long)differed);
+    else if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_DWARF)
         col_message_add("dwarf unwinder verified against libunwind: %lu stacks, %lu differed, "
                         "%lu fell back to libunwind",
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
 }
 
-int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags)
+int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags, uint64_t expect,
+               uint64_t *token)
 {
+    *token = 0;
+    if (UT_UNLIKELY(col_config.verify_unwind))
+        expect = 0; /* verification needs the frames */
     switch (col_config.unwinder) {
-    case PF_UNWIND_FP:
-        return unwind_fp(t, ips, max, flags);
+    case PF_UNWIND_FP: {
+        int n = unwind_fp(t, ips, max, flags, 1, expect, token);
+        if (UT_UNLIKELY(col_config.verify_unwind))
+            verify(t, ips, n, max);
+        return n;
+    }
 #if HAVE_CFI
     case PF_UNWIND_DWARF: {
         int truncated = 0;
         int n = col_cfi_backtrace(ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
-                                  t->stack_hi, &truncated);
+                                  t->stack_hi, &truncated, expect, token);
         if (UT_UNLIKELY(n < 0)) {
             __atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
+            *token = 0;
             return unwind_libunwind(ips, max, flags);
         }
         if (truncated)
             *flags |= PF_STACK_TRUNCATED;
         if (UT_UNLIKELY(col_config.verify_unwind))
-            verify(ips, n, max);
+            verify(t, ips, n, max);
         return n;
     }
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The DWARF unwinder against libunwind: with HEAPSCOPE_UNWIND_VERIFY=1
+"""The unwinders against their references: with HEAPSCOPE_UNWIND_VERIFY=1
 every stack heapscope's cached CFI unwinder produces is compared with
-unw_backtrace's.  Programs with many different stacks (python3 running a
+unw_backtrace's, and every stack of the fp unwinder (which reuses its
+previous walk) with an uncached frame-pointer walk.  Programs with many different stacks (python3 running a
 script, C++ with templates and exceptions, threads) must show not a single
 difference."""
 import re
@@ -18,7 +19,7 @@ def check(t, label, prog, args, minimum, env=None, opts=()):
     extra.update(env or {})
     r = t.run(prog, args=args, out=label + ".hsp", env=extra, opts=opts, expect_rc=None)
     p = t.report(r.out)
-    msgs = [w for w in p.summary["warnings"] if "verified against libunwind" in w]
+    msgs = [w for w in p.summary["warnings"] if "unwinder verified against" in w]
     t.eq(label + ": one verification message", 1, len(msgs))
     if not msgs:
         return
@@ -27,7 +28,7 @@ def check(t, label, prog, args, minimum, env=None, opts=()):
     checked, differed = int(m.group(1)), int(m.group(2))
     t.true(label + ": at least %d stacks checked" % minimum, checked >= minimum, msgs[0])
     t.eq(label + ": stacks that differ from libunwind", 0, differed)
-    diffs = [w for w in p.summary["warnings"] if "differs from libunwind" in w]
+    diffs = [w for w in p.summary["warnings"] if "differs from" in w]
     t.eq(label + ": no difference reported", [], diffs)
 
 
@@ -42,6 +43,10 @@ def main(t):
           opts=["--depth", "3"])
     check(t, "cxx", "hs_cxx", [], 20)
     check(t, "threads", "hs_threads", [], 16000)
+    # the fp unwinder's reuse of its previous walk against an uncached walk
+    check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
+          opts=["--unwind", "fp"])
+    check(t, "threads-fp", "hs_threads", [], 16000, opts=["--unwind", "fp"])
 
 
 if __name__ == "__main__":
