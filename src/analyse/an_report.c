@@ -64,6 +64,22 @@ int an_report_presymbolise(an_report_t *r, const size_t *order, size_t n)
     return rc;
 }
 
+int an_report_prepare(an_report_t *r, size_t nsym, size_t **order)
+{
+    size_t n = r->model.n_stats;
+    *order = malloc((n ? n : 1) * sizeof **order);
+    if (!*order)
+        return PF_ENOMEM;
+    int rc = an_model_order(&r->model, AN_KEY_BYTES, *order);
+    if (!rc)
+        rc = an_report_presymbolise(r, *order, nsym < n ? nsym : n);
+    if (rc) {
+        free(*order);
+        *order = NULL;
+    }
+    return rc;
+}
+
 void an_report_close(an_report_t *r)
 {
     an_frames_free(&r->frames);

@@ -29,6 +29,10 @@ int an_report_load(an_report_t *r, const char *path, char *err, size_t errsz);
  * known, and append those warnings to the model (once per module). */
 int an_report_presymbolise(an_report_t *r, const size_t *order, size_t n);
 
+/* Stacks by bytes allocated (descending, then id) in a new array
+ * *order[n_stats] that the caller frees, with the first `nsym` of them
+ * symbolised.  Returns PF_OK or PF_ENOMEM (then *order is NULL). */
+int an_report_prepare(an_report_t *r, size_t nsym, size_t **order);
 void an_report_close(an_report_t *r);
 
 /* The outputs.  Return 0, or PF_ENOMEM / PF_EIO (write error). */

@@ -111,17 +111,10 @@ static int json_stack(an_report_t *r, an_json_t *j, const an_stats_t *st)
 
 int an_report_json(an_report_t *r, FILE *out)
 {
-    size_t n = r->model.n_stats;
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order)
-        return PF_ENOMEM;
-    int rc = an_model_order(&r->model, AN_KEY_BYTES, order);
-    if (!rc)
-        rc = an_report_presymbolise(r, order, n);
-    if (rc) {
-        free(order);
+    size_t n = r->model.n_stats, *order;
+    int rc = an_report_prepare(r, n, &order);
+    if (rc)
         return rc;
-    }
     an_json_t j;
     an_json_init(&j, out);
     an_json_object_begin(&j);

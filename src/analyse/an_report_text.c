@@ -111,14 +111,9 @@ static int print_section(an_report_t *r, FILE *out, const char *title, an_key_t 
 
 int an_report_text(an_report_t *r, FILE *out)
 {
-    size_t n = r->model.n_stats;
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order)
-        return PF_ENOMEM;
     /* symbolise first, so that missing-symbol warnings are in the summary */
-    int rc = an_model_order(&r->model, AN_KEY_BYTES, order);
-    if (!rc)
-        rc = an_report_presymbolise(r, order, n < r->top * 5 ? n : r->top * 5);
+    size_t *order;
+    int rc = an_report_prepare(r, r->top * 5, &order);
     if (!rc) {
         print_summary(r, out);
         const char *leak_title = r->prof->final ? "top stacks by leaked bytes (live at exit)"

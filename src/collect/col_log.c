@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "collect/col_internal.h"
+#include "common/ut_spin.h"
 
 #define MAX_MESSAGES 16
 #define MESSAGE_LEN 256
@@ -36,8 +37,7 @@ void col_log(const char *fmt, ...)
 /* Keep a message for the profile (the first MAX_MESSAGES only). */
 void col_message_add(const char *fmt, ...)
 {
-    while (__atomic_exchange_n(&msg_lock, 1, __ATOMIC_ACQUIRE))
-        ;
+    ut_spin_lock(&msg_lock);
     if (nmessages < MAX_MESSAGES) {
         va_list ap;
         va_start(ap, fmt);
@@ -45,7 +45,7 @@ void col_message_add(const char *fmt, ...)
         va_end(ap);
         nmessages++;
     }
-    __atomic_store_n(&msg_lock, 0, __ATOMIC_RELEASE);
+    ut_spin_unlock(&msg_lock);
 }
 
 const char *col_message_get(size_t i)

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "collect/col_internal.h"
+#include "common/ut_spin.h"
 
 #define ADDR_BITS 47
 #define LEAF_BITS 20
@@ -113,18 +114,6 @@ typedef struct stripe {
 
 static stripe_t stripes[STRIPES] UT_ALIGNED(UT_CACHE_LINE);
 
-static void lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
-}
-
-static void unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 static inline uint32_t side_hash(uintptr_t p)
 {
     uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
@@ -170,13 +159,13 @@ void col_shadow_size_put(const void *ptr, uint64_t size)
 {
     uintptr_t p = (uintptr_t)ptr;
     stripe_t *s = stripe_of(p);
-    lock(&s->lock);
+    ut_spin_lock(&s->lock);
     if ((!s->tab || (s->used + 1) * 2 > s->mask + 1) && side_grow(s) < 0) {
-        unlock(&s->lock);
+        ut_spin_unlock(&s->lock);
         return;
     }
     side_insert(s, p, size);
-    unlock(&s->lock);
+    ut_spin_unlock(&s->lock);
 }
 
 /* Remove ptr's exact size (backward-shift deletion keeps probes short). */
@@ -185,7 +174,7 @@ uint64_t col_shadow_size_take(const void *ptr)
     uintptr_t p = (uintptr_t)ptr;
     stripe_t *s = stripe_of(p);
     uint64_t size = 0;
-    lock(&s->lock);
+    ut_spin_lock(&s->lock);
     if (s->tab) {
         uint32_t i = side_hash(p) & s->mask;
         while (s->tab[i].ptr && s->tab[i].ptr != p)
@@ -209,18 +198,18 @@ uint64_t col_shadow_size_take(const void *ptr)
             }
         }
     }
-    unlock(&s->lock);
+    ut_spin_unlock(&s->lock);
     return size;
 }
 
 void col_shadow_atfork_prepare(void)
 {
     for (int i = 0; i < STRIPES; i++)
-        lock(&stripes[i].lock);
+        ut_spin_lock(&stripes[i].lock);
 }
 
 void col_shadow_atfork_release(void)
 {
     for (int i = 0; i < STRIPES; i++)
-        unlock(&stripes[i].lock);
+        ut_spin_unlock(&stripes[i].lock);
 }

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "collect/col_internal.h"
+#include "common/ut_spin.h"
 #include "heapscope/profile.h"
 
 #define MAX_STACKS (1u << 24)              /* ids must fit the shadow value */
@@ -134,16 +135,9 @@ static uint32_t add_record(const uintptr_t *ips, int depth, unsigned flags, uint
     return id;
 }
 
-static void spin_lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
-}
-
 UT_COLD static uint32_t insert(const uintptr_t *ips, int depth, unsigned flags, uint64_t h)
 {
-    spin_lock(&insert_lock);
+    ut_spin_lock(&insert_lock);
     stack_index_t *x = index_cur;
     uint32_t id = find(x, ips, depth, h);
     if (id == 0) {
@@ -164,7 +158,7 @@ UT_COLD static uint32_t insert(const uintptr_t *ips, int depth, unsigned flags, 
             index_put(x, id, h);
         }
     }
-    __atomic_store_n(&insert_lock, 0, __ATOMIC_RELEASE);
+    ut_spin_unlock(&insert_lock);
     return id;
 }
 
@@ -181,10 +175,10 @@ uint32_t col_stack_intern(const uintptr_t *ips, int depth, unsigned flags)
 
 void col_stack_atfork_prepare(void)
 {
-    spin_lock(&insert_lock);
+    ut_spin_lock(&insert_lock);
 }
 
 void col_stack_atfork_release(void)
 {
-    __atomic_store_n(&insert_lock, 0, __ATOMIC_RELEASE);
+    ut_spin_unlock(&insert_lock);
 }

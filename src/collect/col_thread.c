@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "collect/col_internal.h"
+#include "common/ut_spin.h"
 
 _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
 static _Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
@@ -28,18 +29,6 @@ static pthread_key_t exit_key;
 static int live_threads, max_live_threads, threads_seen;
 
 #define INDEX_INITIAL 1024u
-
-static void spin_lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
-}
-
-static void spin_unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
 
 static void *map(size_t size)
 {
@@ -92,11 +81,11 @@ static void on_thread_exit(void *arg)
     t->last_alloc = NULL;
     col_tls_self = NULL;
     col_tls_dead = 1;
-    spin_lock(&registry_lock);
+    ut_spin_lock(&registry_lock);
     live_threads--;
     update_slack();
     __atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
-    spin_unlock(&registry_lock);
+    ut_spin_unlock(&registry_lock);
     col_tls_guard--;
     errno = saved;
 }
@@ -122,7 +111,7 @@ col_thread_t *col_thread_attach(void)
     if (col_tls_dead)
         return shared_state;
     col_thread_t *t = NULL;
-    spin_lock(&registry_lock);
+    ut_spin_lock(&registry_lock);
     for (col_thread_t *s = registry; s; s = s->next)
         if (!s->shared && !__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE)) {
             t = s;
@@ -130,26 +119,26 @@ col_thread_t *col_thread_attach(void)
         }
     if (t)
         t->in_use = 1;
-    spin_unlock(&registry_lock);
+    ut_spin_unlock(&registry_lock);
     if (!t) {
         t = state_new();
         if (!t)
             return NULL;
         t->in_use = 1;
-        spin_lock(&registry_lock);
+        ut_spin_lock(&registry_lock);
         t->next = registry;
         __atomic_store_n(&registry, t, __ATOMIC_RELEASE);
-        spin_unlock(&registry_lock);
+        ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
     t->memo_id = 0; /* the unwinder's memo belongs to the previous owner */
     t->memo_token = 0;
-    spin_lock(&registry_lock);
+    ut_spin_lock(&registry_lock);
     live_threads++;
     threads_seen++;
     if (live_threads > max_live_threads)
     update_slack();
-    spin_unlock(&registry_lock);
+    ut_spin_unlock(&registry_lock);
     pthread_setspecific(exit_key, t);
     col_tls_self = t;
     return t;
@@ -182,12 +171,12 @@ col_thread_t *col_thread_shared(void)
 
 void col_thread_lock_shared(void)
 {
-    spin_lock(&shared_lock);
+    ut_spin_lock(&shared_lock);
 }
 
 void col_thread_unlock_shared(void)
 {
-    spin_unlock(&shared_lock);
+    ut_spin_unlock(&shared_lock);
 }
 
 /* ---- the (stack, size) table -------------------------------------------- */
@@ -272,14 +261,14 @@ col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t 
 
 void col_thread_atfork_prepare(void)
 {
-    spin_lock(&registry_lock);
-    spin_lock(&shared_lock);
+    ut_spin_lock(&registry_lock);
+    ut_spin_lock(&shared_lock);
 }
 
 void col_thread_atfork_parent(void)
 {
-    spin_unlock(&shared_lock);
-    spin_unlock(&registry_lock);
+    ut_spin_unlock(&shared_lock);
+    ut_spin_unlock(&registry_lock);
 }
 
 /* Only the forking thread survives: every other state is free again (its
