@@ -192,7 +192,8 @@ static int memo_verify(const cfi_memo_t *m, int j)
     return 1;
 }
 
-UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip_hi,
+UT_NOINLINE int col_cfi_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
+                                  uintptr_t skip_hi,
                                   uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
                                   uint64_t expect, uint64_t *token)
 {
@@ -208,12 +209,13 @@ UT_NOINLINE int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, ui
     }
     if (max > MEMO_MAX)
         max = MEMO_MAX;
-    /* our own frame has a frame pointer: start at our caller */
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    if (stack_hi == UINTPTR_MAX || !in_stack(fp, stack_lo, stack_hi) ||
-        !in_stack(fp + 8, stack_lo, stack_hi))
+    /* start's frame has a frame pointer: begin at its caller */
+    uintptr_t self = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t fp = (uintptr_t)start;
+    if (stack_hi == UINTPTR_MAX || !in_stack(self, stack_lo, stack_hi) || fp < self ||
+        !in_stack(fp, stack_lo, stack_hi) || !in_stack(fp + 8, stack_lo, stack_hi))
         return -1; /* unknown stack, or an alternate signal stack */
-    stack_lo = fp; /* everything the walk reads lies above our own frame */
+    stack_lo = self; /* everything the walk reads lies above our own frame */
     uintptr_t sp = fp + 16;
     uintptr_t ip = ((const uintptr_t *)fp)[1];
     uintptr_t bp = ((const uintptr_t *)fp)[0];

@@ -14,14 +14,16 @@
 int col_cfi_init(void);
 void col_cfi_modules_changed(void);
 
-/* Return addresses of the caller's stack, innermost first, after skipping
- * leading frames in [skip_lo, skip_hi).  Stack reads stay in
+/* Return addresses of the stack above `start` (a frame of heapscope's
+ * own, with a frame pointer), innermost first, after skipping leading
+ * frames in [skip_lo, skip_hi).  Stack reads stay in
  * [stack_lo, stack_hi).  Returns the number of frames (*truncated = 1 when
  * max cut the stack), or -1 if a frame needs libunwind.
  * *token names the walk: the same non-zero token means the same frames.
  * If the stack is exactly the walk `expect` (non-zero), ips is not
  * written: the caller already knows those frames. */
-int col_cfi_backtrace(uintptr_t *ips, int max, uintptr_t skip_lo, uintptr_t skip_hi,
+int col_cfi_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
+                      uintptr_t skip_hi,
                       uintptr_t stack_lo, uintptr_t stack_hi, int *truncated, uint64_t expect,
                       uint64_t *token);
 

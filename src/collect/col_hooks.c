@@ -16,6 +16,8 @@
 #include "collect/col_internal.h"
 
 #define HOOK_FAST() (UT_LIKELY(col_state == COL_READY) && UT_LIKELY(!col_tls_guard))
+/* The hook's own frame: the unwinders start at its caller. */
+#define HOOK_FRAME __builtin_frame_address(0)
 
 UT_EXPORT void *malloc(size_t size)
 {
@@ -23,7 +25,7 @@ UT_EXPORT void *malloc(size_t size)
         return col_cold_malloc(size);
     void *p = col_real.malloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, HOOK_FRAME);
     return p;
 }
 
@@ -45,7 +47,7 @@ UT_EXPORT void *calloc(size_t n, size_t size)
         return col_cold_calloc(n, size);
     void *p = col_real.calloc(n, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, n * size); /* no overflow: calloc succeeded */
+        col_record_alloc(p, n * size, HOOK_FRAME); /* no overflow: calloc succeeded */
     return p;
 }
 
@@ -64,7 +66,7 @@ UT_EXPORT void *realloc(void *ptr, size_t size)
     }
     col_record_commit_free(&old);
     if (p != NULL)
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, HOOK_FRAME);
     return p;
 }
 
@@ -83,7 +85,7 @@ UT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
         return col_cold_posix_memalign(out, align, size);
     int rc = col_real.posix_memalign(out, align, size);
     if (UT_LIKELY(rc == 0))
-        col_record_alloc(*out, size);
+        col_record_alloc(*out, size, HOOK_FRAME);
     return rc;
 }
 
@@ -93,7 +95,7 @@ UT_EXPORT void *aligned_alloc(size_t align, size_t size)
         return col_cold_aligned(COL_ALIGNED_ALLOC, align, size);
     void *p = col_real.aligned_alloc(align, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, HOOK_FRAME);
     return p;
 }
 
@@ -103,7 +105,7 @@ UT_EXPORT void *memalign(size_t align, size_t size)
         return col_cold_aligned(COL_MEMALIGN, align, size);
     void *p = col_real.memalign(align, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, HOOK_FRAME);
     return p;
 }
 
@@ -113,7 +115,7 @@ UT_EXPORT void *valloc(size_t size)
         return col_cold_aligned(COL_VALLOC, 0, size);
     void *p = col_real.valloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, HOOK_FRAME);
     return p;
 }
 
@@ -123,7 +125,7 @@ UT_EXPORT void *pvalloc(size_t size)
         return col_cold_aligned(COL_PVALLOC, 0, size);
     void *p = col_real.pvalloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, HOOK_FRAME);
     return p;
 }
 

@@ -35,7 +35,7 @@ void *col_cold_malloc(size_t size)
         return col_boot_alloc(size, 16);
     void *p = col_real.malloc(size);
     if (mode && p)
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, __builtin_frame_address(0));
     return p;
 }
 
@@ -61,7 +61,7 @@ void *col_cold_calloc(size_t n, size_t size)
     }
     void *p = col_real.calloc(n, size);
     if (mode && p)
-        col_record_alloc(p, n * size);
+        col_record_alloc(p, n * size, __builtin_frame_address(0));
     return p;
 }
 
@@ -92,7 +92,7 @@ int col_cold_posix_memalign(void **out, size_t align, size_t size)
     }
     int rc = col_real.posix_memalign(out, align, size);
     if (mode && rc == 0)
-        col_record_alloc(*out, size);
+        col_record_alloc(*out, size, __builtin_frame_address(0));
     return rc;
 }
 
@@ -136,6 +136,6 @@ void *col_cold_aligned(enum col_aligned_kind kind, size_t align, size_t size)
         return col_boot_alloc(size, align ? align : 4096);
     void *p = aligned_real(kind, align, size);
     if (mode && p)
-        col_record_alloc(p, size);
+        col_record_alloc(p, size, __builtin_frame_address(0));
     return p;
 }

@@ -185,7 +185,9 @@ typedef struct col_heap {
 
 extern col_heap_t col_heap;
 
-void col_record_alloc(void *ptr, size_t size);
+/* frame: a frame of heapscope's own (built with frame pointers) on the
+ * current stack, normally the hook's; unwinding starts at its caller. */
+void col_record_alloc(void *ptr, size_t size, const void *frame);
 void col_record_free(void *ptr);
 
 /* realloc support: take the old block's record out of the shadow before
@@ -244,12 +246,13 @@ int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
 /* Return addresses of the current stack, innermost first, without
- * heapscope's own frames.  *flags gets PF_STACK_TRUNCATED when cut.
+ * heapscope's own frames, starting at the caller of `frame` (see
+ * col_record_alloc).  *flags gets PF_STACK_TRUNCATED when cut.
  * *token (0: none) names the result: the same token means the same frames
  * as an earlier call on this thread; when it equals `expect`, ips was not
  * written (the caller still has those frames' stack id). */
-int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags, uint64_t expect,
-               uint64_t *token);
+int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+               uint64_t expect, uint64_t *token);
 
 /* ---- modules (col_modules.c) ------------------------------------------ */
 

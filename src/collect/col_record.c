@@ -15,7 +15,7 @@
 
 col_heap_t col_heap;
 
-static void record_alloc_cold(void *ptr, size_t size);
+static void record_alloc_cold(void *ptr, size_t size, const void *frame);
 static void record_free_cold(void *ptr);
 static void new_peak(int64_t h);
 static void save_peak(col_entry_t *e, uint32_t gen);
@@ -121,18 +121,18 @@ static inline uint64_t block_size(const void *ptr, uint32_t v)
     return usable_size(ptr) - slack;
 }
 
-void col_record_alloc(void *ptr, size_t size)
+void col_record_alloc(void *ptr, size_t size, const void *frame)
 {
     col_thread_t *t = col_tls_self;
     if (UT_UNLIKELY(t == NULL)) {
-        record_alloc_cold(ptr, size);
+        record_alloc_cold(ptr, size, frame);
         return;
     }
     col_tls_guard = 1;
     uintptr_t ips[COL_MAX_DEPTH];
     unsigned flags = 0;
     uint64_t token;
-    int n = col_unwind(t, ips, col_config.max_depth, &flags, t->memo_token, &token);
+    int n = col_unwind(t, frame, ips, col_config.max_depth, &flags, t->memo_token, &token);
     uint32_t id = t->memo_id;
     if (!token || token != t->memo_token) {
         if (!id || !col_stack_is(id, ips, n))
@@ -204,7 +204,7 @@ void col_record_commit_free(col_taken_t *tk)
 
 /* First event of a thread, or an event after the thread's key destructor
  * ran (then the shared late state is used under its lock). */
-UT_COLD static void record_alloc_cold(void *ptr, size_t size)
+UT_COLD static void record_alloc_cold(void *ptr, size_t size, const void *frame)
 {
     int saved = errno;
     col_tls_guard = 1;
@@ -213,7 +213,7 @@ UT_COLD static void record_alloc_cold(void *ptr, size_t size)
         uintptr_t ips[COL_MAX_DEPTH];
         unsigned flags = 0;
         uint64_t token;
-        int n = col_unwind(t, ips, col_config.max_depth, &flags, 0, &token);
+        int n = col_unwind(t, frame, ips, col_config.max_depth, &flags, 0, &token);
         uint32_t id = col_stack_intern(ips, n, flags);
         if (!t->shared) { /* the next hot-path call may compare with this walk */
             t->memo_id = id;

@@ -72,14 +72,20 @@ static int drop_own_frames(uintptr_t *ips, int n)
 }
 
 /* The previous frame-pointer walk of this thread: every frame it visited
- * (from the first outside heapscope) and the two words it read there.  If
- * the same frame is visited first again and all those words are unchanged,
- * the walk would repeat itself exactly, so its result is reused. */
+ * (from the first outside heapscope) and the two words it read there, and
+ * why it stopped.  If the same frame is visited first again and every
+ * decision the walk made would come out the same — the words it followed
+ * are unchanged, and the reason it stopped still holds — the walk would
+ * repeat itself exactly, so its result is reused.  The stopping frame is
+ * checked by its reason, not its words: below frameless code rbp holds
+ * whatever the program keeps there, which changes from call to call. */
 #define FP_VISITS (COL_MAX_DEPTH + 1)
+enum { FP_END_RA, FP_END_NEXT, FP_END_TRUNC };
+
 typedef struct fp_memo {
     uint64_t token, tokens; /* this walk's name; last name handed out */
     uint32_t epoch;
-    int nv, n, truncated;
+    int nv, n, end;
     uintptr_t fp[FP_VISITS], w0[FP_VISITS], w1[FP_VISITS];
     uintptr_t ips[COL_MAX_DEPTH];
 } fp_memo_t;
@@ -93,73 +99,95 @@ UT_COLD static fp_memo_t *fp_memo_new(void)
     return tls_fp_memo = p == MAP_FAILED ? NULL : p;
 }
 
-static int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch)
+/* Can the walk go from the frame at fp to the one at next?  [lo, hi) is
+ * mapped: from our own frame up to the top of the stack. */
+static inline int fp_next_ok(uintptr_t fp, uintptr_t next, uintptr_t lo, uintptr_t hi)
+{
+    (void)lo; /* fp >= lo, and next must be above fp */
+    return next > fp && next <= hi - 2 * sizeof(uintptr_t) && (next & 7) == 0;
+}
+
+static int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch, uintptr_t lo,
+                         uintptr_t hi)
 {
     if (m->nv == 0 || m->fp[0] != fp || m->epoch != epoch)
         return 0;
-    for (int k = 0; k < m->nv; k++) {
+    int last = m->nv - 1;
+    for (int k = 0; k < last; k++) {
         const uintptr_t *f = (const uintptr_t *)m->fp[k];
         if (f[0] != m->w0[k] || f[1] != m->w1[k])
             return 0;
     }
-    return 1;
+    const uintptr_t *f = (const uintptr_t *)m->fp[last];
+    if (f[1] != m->w1[last])
+        return 0; /* the return address decided whether the frame counts */
+    return m->end != FP_END_NEXT || !fp_next_ok(m->fp[last], f[0], lo, hi);
 }
 
 /* use_memo 0: a plain walk that neither reads nor writes the memo (for
  * HEAPSCOPE_UNWIND_VERIFY). */
-UT_NOINLINE static int unwind_fp(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags,
-                                 int use_memo, uint64_t expect, uint64_t *token)
+UT_NOINLINE static int unwind_fp(col_thread_t *t, const void *start, uintptr_t *ips, int max,
+                                 unsigned *flags, int use_memo, uint64_t expect, uint64_t *token)
 {
     *token = 0;
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t lo = fp;
-    uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : fp + UNKNOWN_STACK_SPAN;
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : lo + UNKNOWN_STACK_SPAN;
+    uintptr_t fp = (uintptr_t)start;
+    if (fp < lo || (fp & 7))
+        return 0;
     uintptr_t code_lo = 0, code_hi = 0;
     fp_memo_t *m = use_memo ? tls_fp_memo : NULL;
     if (UT_UNLIKELY(m == NULL) && use_memo)
         m = fp_memo_new();
     uint32_t epoch = col_modules_epoch();
-    int n = 0, leading = 1, nv = 0;
-    /* [lo, hi) is mapped: from our own frame up to the top of the stack */
-    while (fp >= lo && hi - fp >= 2 * sizeof(uintptr_t) && fp < hi && (fp & 7) == 0) {
-        const uintptr_t *frame = (const uintptr_t *)fp;
+    int n = 0, nv = 0, end = FP_END_NEXT;
+    if (hi - fp < 2 * sizeof(uintptr_t) || fp >= hi)
+        return 0;
+    /* heapscope's own frames */
+    const uintptr_t *frame = (const uintptr_t *)fp;
+    while (frame[1] && is_self(frame[1])) {
+        if (!fp_next_ok(fp, frame[0], lo, hi))
+            return 0;
+        fp = frame[0];
+        frame = (const uintptr_t *)fp;
+    }
+    if (m && fp_memo_holds(m, fp, epoch, lo, hi)) {
+        if (m->token != expect)
+            memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
+        if (m->end == FP_END_TRUNC)
+            *flags |= PF_STACK_TRUNCATED;
+        *token = m->token;
+        return m->n;
+    }
+    for (;;) {
+        frame = (const uintptr_t *)fp;
         uintptr_t next = frame[0], ra = frame[1];
-        if (leading && ra && is_self(ra)) {
-            /* still inside heapscope */
-        } else {
-            if (leading) {
-                leading = 0;
-                if (m && fp_memo_holds(m, fp, epoch)) {
-                    if (m->token != expect)
-                        memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
-                    *token = m->token;
-                    if (m->truncated)
-                        *flags |= PF_STACK_TRUNCATED;
-                    return m->n;
-                }
-            }
-            if (m && nv < FP_VISITS) {
-                m->fp[nv] = fp;
-                m->w0[nv] = next;
-                m->w1[nv] = ra;
-                nv++;
-            }
-            if (ra == 0 || !is_code(ra, &code_lo, &code_hi))
-                break; /* rbp was not a frame pointer here */
-            if (n == max) {
-                *flags |= PF_STACK_TRUNCATED;
-                break;
-            }
-            ips[n++] = ra;
+        if (m && nv < FP_VISITS) {
+            m->fp[nv] = fp;
+            m->w0[nv] = next;
+            m->w1[nv] = ra;
+            nv++;
         }
-        if (next <= fp)
+        if (ra == 0 || !is_code(ra, &code_lo, &code_hi)) {
+            end = FP_END_RA; /* rbp was not a frame pointer here */
             break;
+        }
+        if (n == max) {
+            *flags |= PF_STACK_TRUNCATED;
+            end = FP_END_TRUNC;
+            break;
+        }
+        ips[n++] = ra;
+        if (!fp_next_ok(fp, next, lo, hi)) {
+            end = FP_END_NEXT;
+            break;
+        }
         fp = next;
     }
     if (m) {
-        m->nv = leading ? 0 : nv;
+        m->nv = nv;
         m->n = n;
-        m->truncated = (*flags & PF_STACK_TRUNCATED) != 0;
+        m->end = end;
         m->epoch = epoch;
         memcpy(m->ips, ips, (size_t)n * sizeof *ips);
         m->token = *token = ++m->tokens;
@@ -193,12 +221,13 @@ static uint64_t fallbacks, verified, differed;
 
 /* HEAPSCOPE_UNWIND_VERIFY: compare a stack with the reference walk for
  * the mode (libunwind for dwarf, an uncached walk for fp). */
-UT_COLD static void verify(col_thread_t *t, const uintptr_t *ips, int n, int max)
+UT_COLD static void verify(col_thread_t *t, const void *frame, const uintptr_t *ips, int n,
+                           int max)
 {
     uintptr_t ref[COL_MAX_DEPTH];
     unsigned flags = 0;
     uint64_t token;
-    int m = col_config.unwinder == PF_UNWIND_FP ? unwind_fp(t, ref, max, &flags, 0, 0, &token)
+    int m = col_config.unwinder == PF_UNWIND_FP ? unwind_fp(t, frame, ref, max, &flags, 0, 0, &token)
                                                : unwind_libunwind(ref, max, &flags);
     __atomic_add_fetch(&verified, 1, __ATOMIC_RELAXED);
     if (m != n || memcmp(ref, ips, (size_t)n * sizeof *ips) != 0) {
@@ -225,23 +254,23 @@ void col_unwind_report(void)
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
 }
 
-int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags, uint64_t expect,
-               uint64_t *token)
+int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+               uint64_t expect, uint64_t *token)
 {
     *token = 0;
     if (UT_UNLIKELY(col_config.verify_unwind))
         expect = 0; /* verification needs the frames */
     switch (col_config.unwinder) {
     case PF_UNWIND_FP: {
-        int n = unwind_fp(t, ips, max, flags, 1, expect, token);
+        int n = unwind_fp(t, frame, ips, max, flags, 1, expect, token);
         if (UT_UNLIKELY(col_config.verify_unwind))
-            verify(t, ips, n, max);
+            verify(t, frame, ips, n, max);
         return n;
     }
 #if HAVE_CFI
     case PF_UNWIND_DWARF: {
         int truncated = 0;
-        int n = col_cfi_backtrace(ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
+        int n = col_cfi_backtrace(frame, ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
                                   t->stack_hi, &truncated, expect, token);
         if (UT_UNLIKELY(n < 0)) {
             __atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
@@ -251,7 +280,7 @@ int col_unwind(col_thread_t *t, uintptr_t *ips, int max, unsigned *flags, uint64
         if (truncated)
             *flags |= PF_STACK_TRUNCATED;
         if (UT_UNLIKELY(col_config.verify_unwind))
-            verify(t, ips, n, max);
+            verify(t, frame, ips, n, max);
         return n;
     }
 #endif
