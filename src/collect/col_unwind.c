@@ -3,7 +3,7 @@
  * Three unwinders, chosen by HEAPSCOPE_UNWIND:
  *  - fp:        follow the frame-pointer chain.  Cheapest; wrong through
  *               code built without frame pointers (it skips their callers).
- *  - dwarf:     heapscope's cached DWARF CFI unwinder (col_cfi.c), with
+ *  - dwarf:     heapscope's cached DWARF CFI unwinder (col_dwarf.c), with
  *               libunwind as the fallback for frames it cannot describe.
  *  - libunwind: unw_backtrace for every call.
  * All skip the leading frames that belong to libheapscope.so itself, so
@@ -17,34 +17,22 @@
 #include "collect/col_internal.h"
 #include "heapscope/profile.h"
 
-#if __has_include("collect/col_cfi.h")
-#include "collect/col_cfi.h"
-#define HAVE_CFI 1
-#else
-#define HAVE_CFI 0
-#endif
+#include "collect/col_dwarf.h"
 
 #define UNKNOWN_STACK_SPAN (16u * 1024)
 
 int col_unwind_init(void)
 {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-#if HAVE_CFI
-    if (col_config.unwinder == PF_UNWIND_DWARF && col_cfi_init() != 0)
+    if (col_config.unwinder == PF_UNWIND_DWARF && col_dwarf_init() != 0)
         col_config.unwinder = PF_UNWIND_LIBUNWIND;
-#else
-    if (col_config.unwinder == PF_UNWIND_DWARF)
-        col_config.unwinder = PF_UNWIND_LIBUNWIND;
-#endif
     return 0;
 }
 
 void col_unwind_modules_changed(void)
 {
     unw_flush_cache(unw_local_addr_space, 0, 0);
-#if HAVE_CFI
-    col_cfi_modules_changed();
-#endif
+    col_dwarf_modules_changed();
 }
 
 /* Is ra code?  The module of the previous hit is tried first. */
@@ -267,10 +255,9 @@ int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsi
             verify(t, frame, ips, n, max);
         return n;
     }
-#if HAVE_CFI
     case PF_UNWIND_DWARF: {
         int truncated = 0;
-        int n = col_cfi_backtrace(frame, ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
+        int n = col_dwarf_backtrace(frame, ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
                                   t->stack_hi, &truncated, expect, token);
         if (UT_UNLIKELY(n < 0)) {
             __atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
@@ -283,7 +270,6 @@ int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsi
             verify(t, frame, ips, n, max);
         return n;
     }
-#endif
     default:
         return unwind_libunwind(ips, max, flags);
     }

@@ -1,8 +1,8 @@
-/* col_cfi.c - the DWARF unwinder's fast path: a per-thread cache of one
- * rule per return address, and the walk itself (see col_cfi.h).
+/* col_dwarf.c - the DWARF unwinder's fast path: a per-thread cache of one
+ * rule per return address, and the walk itself (see col_dwarf.h).
  *
  * A step: look the return address up in the thread's direct-mapped cache
- * (a miss parses .eh_frame, col_cfi_parse.c), compute the CFA from rsp or
+ * (a miss parses .eh_frame, col_dwarf_parse.c), compute the CFA from rsp or
  * rbp, load the caller's return address from CFA-8 and, if the frame saved
  * it, rbp.  Every load is checked against the thread's stack bounds and the
  * CFA must grow, so a bad rule ends the walk instead of the program.
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "collect/col_cfi.h"
+#include "collect/col_dwarf.h"
 #include "common/ut_compiler.h"
 
 #define MAX_MODULES 1024
@@ -117,13 +117,13 @@ static void modules_rebuild(void)
     __atomic_store_n(&rebuild_lock, 0, __ATOMIC_RELEASE);
 }
 
-int col_cfi_init(void)
+int col_dwarf_init(void)
 {
     modules_rebuild();
     return modules ? 0 : -1;
 }
 
-void col_cfi_modules_changed(void)
+void col_dwarf_modules_changed(void)
 {
     modules_rebuild();
     __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
@@ -149,7 +149,7 @@ UT_COLD static cfi_rule_t rule_miss(cache_entry_t *e, uintptr_t ra)
     cfi_rule_t rule = {0};
     const cfi_module_t *m = module_of(ra - 1);
     if (m && m->hdr)
-        rule = col_cfi_rule_for(ra - 1, m->hdr, m->seg_lo, m->seg_hi);
+        rule = col_dwarf_rule_for(ra - 1, m->hdr, m->seg_lo, m->seg_hi);
     e->ip = ra;
     e->rule = rule;
     return rule;
@@ -192,7 +192,7 @@ static int memo_verify(const cfi_memo_t *m, int j)
     return 1;
 }
 
-UT_NOINLINE int col_cfi_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
+UT_NOINLINE int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
                                   uintptr_t skip_hi,
                                   uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
                                   uint64_t expect, uint64_t *token)

@@ -1,4 +1,4 @@
-/* col_cfi.h - heapscope's DWARF call-frame unwinder for x86-64.
+/* col_dwarf.h - heapscope's DWARF call-frame unwinder for x86-64.
  *
  * Walks the stack with the rules of .eh_frame (found through
  * .eh_frame_hdr), so it is right through code built without frame
@@ -6,13 +6,13 @@
  * is a cache probe and two loads.  Frames whose rules it cannot express
  * (CFA expressions, signal frames, a register other than rsp/rbp as CFA
  * base) make it return -1: the caller then uses libunwind for that call. */
-#ifndef COL_CFI_H
-#define COL_CFI_H
+#ifndef COL_DWARF_H
+#define COL_DWARF_H
 
 #include <stdint.h>
 
-int col_cfi_init(void);
-void col_cfi_modules_changed(void);
+int col_dwarf_init(void);
+void col_dwarf_modules_changed(void);
 
 /* Return addresses of the stack above `start` (a frame of heapscope's
  * own, with a frame pointer), innermost first, after skipping leading
@@ -22,12 +22,12 @@ void col_cfi_modules_changed(void);
  * *token names the walk: the same non-zero token means the same frames.
  * If the stack is exactly the walk `expect` (non-zero), ips is not
  * written: the caller already knows those frames. */
-int col_cfi_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
+int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
                       uintptr_t skip_hi,
                       uintptr_t stack_lo, uintptr_t stack_hi, int *truncated, uint64_t expect,
                       uint64_t *token);
 
-/* ---- internal: the rule of one return address (col_cfi_parse.c) -------- */
+/* ---- internal: the rule of one return address (col_dwarf_parse.c) -------- */
 
 enum { CFI_RULE_BAD = 0, CFI_RULE_OK = 1, CFI_RULE_LAST = 2 };
 
@@ -43,6 +43,6 @@ typedef struct cfi_rule {   /* 8 bytes: a cache entry is 16 */
  * .eh_frame_hdr at hdr.  Every read stays in [seg_lo, seg_hi), the loaded
  * segment that holds .eh_frame_hdr and .eh_frame.  kind BAD if the rule
  * cannot be expressed or the data is malformed. */
-cfi_rule_t col_cfi_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t seg_lo, uintptr_t seg_hi);
+cfi_rule_t col_dwarf_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t seg_lo, uintptr_t seg_hi);
 
 #endif

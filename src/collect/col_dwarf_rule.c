@@ -1,4 +1,4 @@
-/* col_cfi_parse.c - from a pc to its unwind rule: binary search of the
+/* col_dwarf_rule.c - from a pc to its unwind rule: binary search of the
  * .eh_frame_hdr table, then the FDE and its CIE, then the CFA program run
  * up to the pc (DWARF 5 §6.4, LSB "Exception Frames").  Only what the
  * unwinder needs is tracked: the CFA (register + offset), where rbp was
@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "collect/col_cfi.h"
+#include "collect/col_dwarf.h"
 
 enum {
     PE_OMIT = 0xff, PE_ABSPTR = 0x00, PE_ULEB = 0x01, PE_UDATA2 = 0x02, PE_UDATA4 = 0x03,
@@ -317,7 +317,7 @@ static uintptr_t find_fde(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t h
     return (uintptr_t)((intptr_t)hdr + fde);
 }
 
-cfi_rule_t col_cfi_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
+cfi_rule_t col_dwarf_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
 {
     cfi_rule_t rule = {0};
     uintptr_t fde = find_fde(pc, hdr, lo, hi);
