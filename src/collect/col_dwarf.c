@@ -65,6 +65,7 @@ static cfi_modules_t *modules;
 static unsigned generation = 1;
 static int rebuild_lock;
 static _Thread_local cfi_cache_t *tls_cache __attribute__((tls_model("initial-exec")));
+static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
 
 static void *map(size_t size)
 {
@@ -129,18 +130,16 @@ void col_dwarf_modules_changed(void)
     __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
 }
 
+/* The module whose code holds ip, or NULL.  A miss does not rebuild the
+ * table: that happens when the module map changes (dlopen/dlclose and the
+ * writer's periodic scan), so code outside every module (a JIT) cannot
+ * make each lookup allocate a new table. */
 static const cfi_module_t *module_of(uintptr_t ip)
 {
     const cfi_modules_t *x = __atomic_load_n(&modules, __ATOMIC_ACQUIRE);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; x && i < x->n; i++)
-            if (ip >= x->m[i].text_lo && ip < x->m[i].text_hi)
-                return &x->m[i];
-        if (pass == 0) { /* maybe a module loaded since: look again */
-            modules_rebuild();
-            x = __atomic_load_n(&modules, __ATOMIC_ACQUIRE);
-        }
-    }
+    for (size_t i = 0; x && i < x->n; i++)
+        if (ip >= x->m[i].text_lo && ip < x->m[i].text_hi)
+            return &x->m[i];
     return NULL;
 }
 
@@ -155,8 +154,21 @@ UT_COLD static cfi_rule_t rule_miss(cache_entry_t *e, uintptr_t ra)
     return rule;
 }
 
+/* At thread exit: give the thread's cache back.  Walks after this point
+ * (glibc frees TLS late) fall back to libunwind instead of mapping anew. */
+void col_dwarf_thread_exit(void)
+{
+    tls_exited = 1;
+    if (tls_cache) {
+        munmap(tls_cache, sizeof *tls_cache);
+        tls_cache = NULL;
+    }
+}
+
 UT_COLD static cfi_cache_t *cache_new(void)
 {
+    if (tls_exited)
+        return NULL;
     cfi_cache_t *c = map(sizeof *c);
     tls_cache = c;
     return c;

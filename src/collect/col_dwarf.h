@@ -13,6 +13,7 @@
 
 int col_dwarf_init(void);
 void col_dwarf_modules_changed(void);
+void col_dwarf_thread_exit(void); /* free this thread's cache */
 
 /* Return addresses of the stack above `start` (a frame of heapscope's
  * own, with a frame pointer), innermost first, after skipping leading

@@ -245,6 +245,7 @@ void col_shadow_atfork_release(void);
 int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
+void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
 /* Return addresses of the current stack, innermost first, without
  * heapscope's own frames, starting at the caller of `frame` (see
  * col_record_alloc).  *flags gets PF_STACK_TRUNCATED when cut.

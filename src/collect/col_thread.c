@@ -81,6 +81,7 @@ static void on_thread_exit(void *arg)
     t->last_alloc = NULL;
     col_tls_self = NULL;
     col_tls_dead = 1;
+    col_unwind_thread_exit();
     ut_spin_lock(&registry_lock);
     live_threads--;
     update_slack();

@@ -79,9 +79,24 @@ typedef struct fp_memo {
 } fp_memo_t;
 
 static _Thread_local fp_memo_t *tls_fp_memo __attribute__((tls_model("initial-exec")));
+static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
+
+/* At thread exit: unmap the thread's unwinder memory; later walks of the
+ * exiting thread run without memo or cache. */
+void col_unwind_thread_exit(void)
+{
+    tls_exited = 1;
+    if (tls_fp_memo) {
+        munmap(tls_fp_memo, sizeof *tls_fp_memo);
+        tls_fp_memo = NULL;
+    }
+    col_dwarf_thread_exit();
+}
 
 UT_COLD static fp_memo_t *fp_memo_new(void)
 {
+    if (tls_exited)
+        return NULL;
     void *p = mmap(NULL, sizeof(fp_memo_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
     return tls_fp_memo = p == MAP_FAILED ? NULL : p;
