@@ -1,7 +1,10 @@
 /* main.c - the `heapscope` command: dispatches to a subcommand.
  *
- * heapscope run [OPTIONS] -- PROG ARGS...   profile a program (cli_run.c)
- * heapscope report [OPTIONS] FILE           read a profile (src/analyse)
+ * Each subcommand is one entry of `commands` below: its name, its entry
+ * point (argv[0] is the subcommand's name; it returns the exit status) and
+ * the lines `heapscope --help` prints for it.  The entry points live with
+ * their code: `run` in cli_run.c, the reports and pictures in src/analyse,
+ * `core` in src/corewalk, `bench` in src/allocbench.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,18 +12,27 @@
 #include "analyse/an_cmd.h"
 #include "cli/cli.h"
 
+typedef struct cli_command {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *help; /* synopsis line(s), then a one-line description */
+} cli_command_t;
+
+static const cli_command_t commands[] = {
+    {"run", cli_run_main,
+     "run [-o FILE] [--unwind fp|dwarf|libunwind] [--depth N] [--interval MS] -- PROG ARGS...\n"
+     "                 run PROG under the heap profiler and write a profile"},
+    {"report", an_report_main,
+     "report [--json] [--top N] FILE\n"
+     "                 summary and top allocation stacks of a profile"},
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: heapscope COMMAND [OPTIONS] ...\n"
-            "\n"
-            "commands:\n"
-            "  run [-o FILE] [--unwind fp|dwarf|libunwind] [--depth N] [--interval MS] -- PROG ARGS...\n"
-            "                 run PROG under the heap profiler and write a profile\n"
-            "  report [--json] [--top N] FILE\n"
-            "                 summary and top allocation stacks of a profile\n"
-            "\n"
-            "`heapscope COMMAND --help` describes a command; `man heapscope` has it all.\n");
+    fprintf(out, "usage: heapscope COMMAND [OPTIONS] ...\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %s\n", commands[i].help);
+    fprintf(out, "\n`heapscope COMMAND --help` describes a command; `man heapscope` has it all.\n");
 }
 
 int main(int argc, char **argv)
@@ -30,10 +42,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "run"))
-        return cli_run_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "report"))
-        return an_report_main(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].main(argc - 1, argv + 1);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
         return 0;
