@@ -26,8 +26,7 @@ _Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
 
 /* ---- bootstrap arena: serves dlsym's allocations before malloc is known */
 
-#define BOOT_ARENA_SIZE (256 * 1024)
-static unsigned char boot_arena[BOOT_ARENA_SIZE] UT_ALIGNED(64);
+unsigned char col_boot_arena[COL_BOOT_ARENA_SIZE] UT_ALIGNED(64);
 static size_t boot_used;
 
 /* Each block is preceded by 16 bytes holding its size. */
@@ -36,17 +35,11 @@ void *col_boot_alloc(size_t size, size_t align)
     if (align < 16)
         align = 16;
     size_t start = (boot_used + 16 + align - 1) & ~(align - 1);
-    if (size > BOOT_ARENA_SIZE || start + size > BOOT_ARENA_SIZE)
+    if (size > COL_BOOT_ARENA_SIZE || start + size > COL_BOOT_ARENA_SIZE)
         return NULL;
     boot_used = start + size;
-    memcpy(boot_arena + start - 16, &size, sizeof size);
-    return boot_arena + start;
-}
-
-int col_boot_owns(const void *p)
-{
-    return (const unsigned char *)p >= boot_arena &&
-           (const unsigned char *)p < boot_arena + BOOT_ARENA_SIZE;
+    memcpy(col_boot_arena + start - 16, &size, sizeof size);
+    return col_boot_arena + start;
 }
 
 size_t col_boot_size(const void *p)

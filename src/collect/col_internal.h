@@ -19,6 +19,7 @@
 #include <pthread.h>
 
 #include "common/ut_compiler.h"
+#include "heapscope/profile.h"
 
 /* ---- configuration (col_config.c) ------------------------------------ */
 
@@ -71,7 +72,13 @@ extern volatile int col_state;
 enum { COL_UNINIT = 0, COL_BOOTING = 1, COL_READY = 2, COL_OFF = 3 };
 
 void col_boot_init(void);                       /* idempotent, any thread */
-int col_boot_owns(const void *p);               /* p from the bootstrap arena? */
+#define COL_BOOT_ARENA_SIZE (256 * 1024)
+extern unsigned char col_boot_arena[COL_BOOT_ARENA_SIZE];
+/* p from the bootstrap arena? (one unsigned compare) */
+UT_INLINE int col_boot_owns(const void *p)
+{
+    return (uintptr_t)p - (uintptr_t)col_boot_arena < COL_BOOT_ARENA_SIZE;
+}
 void *col_boot_alloc(size_t size, size_t align); /* bootstrap arena (dlsym) */
 size_t col_boot_size(const void *p);
 
@@ -226,11 +233,57 @@ void col_stack_atfork_release(void);
 /* ---- shadow map of live blocks (col_shadow.c) ------------------------- */
 
 int col_shadow_init(void);
+
+/* The map: dir[address >> (shift + COL_SHADOW_LEAF_BITS)] is a leaf of
+ * 2^COL_SHADOW_LEAF_BITS values (NULL until first used). */
+#define COL_SHADOW_LEAF_BITS 20
+typedef struct col_shadow_map {
+    uint32_t **dir;
+    uint64_t dir_len;
+    unsigned shift;
+} col_shadow_map_t;
+extern col_shadow_map_t col_shadow;
+uint32_t *col_shadow_leaf_install(uint64_t d);
+
+/* The value slot of ptr; with create, its leaf is mapped if needed.  NULL
+ * when ptr is outside the map (or a leaf cannot be mapped). */
+UT_INLINE uint32_t *col_shadow_slot(const void *ptr, int create)
+{
+    uint64_t g = (uint64_t)(uintptr_t)ptr >> col_shadow.shift;
+    uint64_t d = g >> COL_SHADOW_LEAF_BITS;
+    if (UT_UNLIKELY(d >= col_shadow.dir_len))
+        return NULL;
+    uint32_t *leaf = __atomic_load_n(&col_shadow.dir[d], __ATOMIC_ACQUIRE);
+    if (UT_UNLIKELY(leaf == NULL)) {
+        if (!create || (leaf = col_shadow_leaf_install(d)) == NULL)
+            return NULL;
+    }
+    return &leaf[g & ((1u << COL_SHADOW_LEAF_BITS) - 1)];
+}
+
 /* Mark ptr live with the given value (non-zero); returns the value that
  * was there (non-zero means a free was missed). */
-uint32_t col_shadow_set(const void *ptr, uint32_t value);
+UT_INLINE uint32_t col_shadow_set(const void *ptr, uint32_t value)
+{
+    uint32_t *s = col_shadow_slot(ptr, 1);
+    if (UT_UNLIKELY(s == NULL))
+        return 0;
+    uint32_t old = __atomic_load_n(s, __ATOMIC_RELAXED);
+    __atomic_store_n(s, value, __ATOMIC_RELAXED);
+    return old;
+}
+
 /* Read and clear; 0 if ptr is not a live block heapscope recorded. */
-uint32_t col_shadow_take(const void *ptr);
+UT_INLINE uint32_t col_shadow_take(const void *ptr)
+{
+    uint32_t *s = col_shadow_slot(ptr, 0);
+    if (UT_UNLIKELY(s == NULL))
+        return 0;
+    uint32_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
+    if (v)
+        __atomic_store_n(s, 0, __ATOMIC_RELAXED);
+    return v;
+}
 /* Exact sizes of blocks whose slack does not fit in the shadow value. */
 void col_shadow_size_put(const void *ptr, uint64_t size);
 uint64_t col_shadow_size_take(const void *ptr);
@@ -246,14 +299,44 @@ int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
 void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
+/* The unwinders behind col_unwind (col_unwind.c): the frame-pointer walk
+ * with its memo, libunwind for a frame the DWARF unwinder cannot express,
+ * and the general case (libunwind mode, HEAPSCOPE_UNWIND_VERIFY). */
+int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+                  uint64_t expect, uint64_t *token);
+int col_unwind_dwarf_fallback(uintptr_t *ips, int max, unsigned *flags, uint64_t *token);
+int col_unwind_any(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+                   uint64_t expect, uint64_t *token);
+int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
+                        uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
+                        uint64_t expect, uint64_t *token);
+
 /* Return addresses of the current stack, innermost first, without
  * heapscope's own frames, starting at the caller of `frame` (see
  * col_record_alloc).  *flags gets PF_STACK_TRUNCATED when cut.
  * *token (0: none) names the result: the same token means the same frames
  * as an earlier call on this thread; when it equals `expect`, ips was not
- * written (the caller still has those frames' stack id). */
-int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-               uint64_t expect, uint64_t *token);
+ * written (the caller still has those frames' stack id).  Inline, so that
+ * the common modes cost one call. */
+UT_INLINE int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max,
+                         unsigned *flags, uint64_t expect, uint64_t *token)
+{
+    if (UT_LIKELY(!col_config.verify_unwind)) {
+        if (col_config.unwinder == PF_UNWIND_DWARF) {
+            int truncated = 0;
+            int n = col_dwarf_backtrace(frame, ips, max, col_proc.self_lo, col_proc.self_hi,
+                                        t->stack_lo, t->stack_hi, &truncated, expect, token);
+            if (UT_UNLIKELY(n < 0))
+                return col_unwind_dwarf_fallback(ips, max, flags, token);
+            if (truncated)
+                *flags |= PF_STACK_TRUNCATED;
+            return n;
+        }
+        if (col_config.unwinder == PF_UNWIND_FP)
+            return col_unwind_fp(t, frame, ips, max, flags, expect, token);
+    }
+    return col_unwind_any(t, frame, ips, max, flags, expect, token);
+}
 
 /* ---- modules (col_modules.c) ------------------------------------------ */
 

@@ -63,7 +63,7 @@ UT_INLINE void tick(col_thread_t *t)
 }
 
 /* Counters, shadow and heap for a block of `size` bytes at ptr from stack id. */
-static inline void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t id)
+UT_INLINE void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t id)
 {
     col_entry_t *e = col_thread_entry(t, id, col_size_key(size));
     if (UT_UNLIKELY(e == NULL)) {
@@ -91,7 +91,7 @@ static inline void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
     tick(t);
 }
 
-static inline void account_free(col_thread_t *t, const void *ptr, uint32_t id, uint64_t size)
+UT_INLINE void account_free(col_thread_t *t, const void *ptr, uint32_t id, uint64_t size)
 {
     col_entry_t *e = col_thread_entry(t, id, col_size_key(size));
     if (UT_LIKELY(e != NULL)) {

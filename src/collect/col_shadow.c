@@ -22,12 +22,10 @@
 #include "common/ut_spin.h"
 
 #define ADDR_BITS 47
-#define LEAF_BITS 20
-#define LEAF_SIZE (1u << LEAF_BITS)
+#define LEAF_SIZE (1u << COL_SHADOW_LEAF_BITS)
 
-static uint32_t **dir;
-static unsigned shift;
-static uint64_t dir_len;
+/* The map itself; its lookups are inline (col_shadow_slot, col_internal.h). */
+col_shadow_map_t col_shadow;
 
 static void *map(size_t size)
 {
@@ -38,62 +36,25 @@ static void *map(size_t size)
 
 int col_shadow_init(void)
 {
-    shift = col_proc.granule_shift;
-    dir_len = 1ull << (ADDR_BITS - shift - LEAF_BITS);
-    dir = map(dir_len * sizeof *dir);
-    return dir ? 0 : -1;
+    col_shadow.shift = col_proc.granule_shift;
+    col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_BITS);
+    col_shadow.dir = map(col_shadow.dir_len * sizeof *col_shadow.dir);
+    return col_shadow.dir ? 0 : -1;
 }
 
-UT_COLD static uint32_t *leaf_install(uint64_t d)
+/* Map leaf d on its first use; two threads may race, one leaf wins. */
+UT_COLD uint32_t *col_shadow_leaf_install(uint64_t d)
 {
     uint32_t *leaf = map(LEAF_SIZE * sizeof(uint32_t));
     if (!leaf)
         return NULL;
     uint32_t *expect = NULL;
-    if (!__atomic_compare_exchange_n(&dir[d], &expect, leaf, 0, __ATOMIC_ACQ_REL,
+    if (!__atomic_compare_exchange_n(&col_shadow.dir[d], &expect, leaf, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
         munmap(leaf, LEAF_SIZE * sizeof(uint32_t));
         return expect;
     }
     return leaf;
-}
-
-static inline uint32_t *slot(const void *ptr, int create)
-{
-    uint64_t g = (uint64_t)(uintptr_t)ptr >> shift;
-    uint64_t d = g >> LEAF_BITS;
-    if (UT_UNLIKELY(d >= dir_len))
-        return NULL;
-    uint32_t *leaf = __atomic_load_n(&dir[d], __ATOMIC_ACQUIRE);
-    if (UT_UNLIKELY(leaf == NULL)) {
-        if (!create)
-            return NULL;
-        leaf = leaf_install(d);
-        if (!leaf)
-            return NULL;
-    }
-    return &leaf[g & (LEAF_SIZE - 1)];
-}
-
-uint32_t col_shadow_set(const void *ptr, uint32_t value)
-{
-    uint32_t *s = slot(ptr, 1);
-    if (UT_UNLIKELY(s == NULL))
-        return 0;
-    uint32_t old = __atomic_load_n(s, __ATOMIC_RELAXED);
-    __atomic_store_n(s, value, __ATOMIC_RELAXED);
-    return old;
-}
-
-uint32_t col_shadow_take(const void *ptr)
-{
-    uint32_t *s = slot(ptr, 0);
-    if (UT_UNLIKELY(s == NULL))
-        return 0;
-    uint32_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
-    if (v)
-        __atomic_store_n(s, 0, __ATOMIC_RELAXED);
-    return v;
 }
 
 /* ---- side table of exact sizes ----------------------------------------- */

@@ -110,7 +110,7 @@ static inline int fp_next_ok(uintptr_t fp, uintptr_t next, uintptr_t lo, uintptr
     return next > fp && next <= hi - 2 * sizeof(uintptr_t) && (next & 7) == 0;
 }
 
-static int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch, uintptr_t lo,
+UT_INLINE int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch, uintptr_t lo,
                          uintptr_t hi)
 {
     if (m->nv == 0 || m->fp[0] != fp || m->epoch != epoch)
@@ -257,8 +257,21 @@ void col_unwind_report(void)
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
 }
 
-int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-               uint64_t expect, uint64_t *token)
+int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+                  uint64_t expect, uint64_t *token)
+{
+    return unwind_fp(t, frame, ips, max, flags, 1, expect, token);
+}
+
+int col_unwind_dwarf_fallback(uintptr_t *ips, int max, unsigned *flags, uint64_t *token)
+{
+    __atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
+    *token = 0;
+    return unwind_libunwind(ips, max, flags);
+}
+
+int col_unwind_any(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+                   uint64_t expect, uint64_t *token)
 {
     *token = 0;
     if (UT_UNLIKELY(col_config.verify_unwind))
@@ -274,11 +287,8 @@ int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsi
         int truncated = 0;
         int n = col_dwarf_backtrace(frame, ips, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
                                   t->stack_hi, &truncated, expect, token);
-        if (UT_UNLIKELY(n < 0)) {
-            __atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
-            *token = 0;
-            return unwind_libunwind(ips, max, flags);
-        }
+        if (UT_UNLIKELY(n < 0))
+            return col_unwind_dwarf_fallback(ips, max, flags, token);
         if (truncated)
             *flags |= PF_STACK_TRUNCATED;
         if (UT_UNLIKELY(col_config.verify_unwind))
