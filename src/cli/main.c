@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "allocbench/ab_cmd.h"
 #include "analyse/an_cmd.h"
 #include "cli/cli.h"
 
@@ -25,6 +26,10 @@ static const cli_command_t commands[] = {
     {"report", an_report_main,
      "report [--json] [--top N] FILE\n"
      "                 summary and top allocation stacks of a profile"},
+    {"bench", ab_main,
+     "bench [--allocators glibc,jemalloc,tcmalloc,mimalloc|PATH,...] [--repeat N] [--csv FILE]\n"
+     "                 [--svg DIR] [WORKLOAD...] [-- COMMAND ARGS...]; bench --list\n"
+     "                 compare malloc implementations on workloads"},
 };
 
 static void usage(FILE *out)
