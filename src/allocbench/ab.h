@@ -24,6 +24,7 @@ typedef struct ab_result {
     double wall_s, user_s, sys_s;
     long peak_rss_kb, minflt, majflt;
     long rss_after_free_kb;            /* -1: the workload did not say */
+    long ops;                          /* the workload's ops=, -1 if none */
     long brk, mmap, munmap, madvise;   /* -1: no --syscalls */
     double peak_live_bytes, rss_at_peak_kb, fragmentation; /* -1: no --fragmentation */
     int verified;                      /* 1 yes, 0 another malloc, -1 unknown */

@@ -1,7 +1,8 @@
 /* ab_csv.c - every run as one CSV row, for spreadsheets and scripts.
  * Columns: workload, allocator, allocator_path, allocator_version,
  * verified (yes/no/unknown), malloc_from (where the run's malloc resolved),
- * repetition (1-based), threads, scale, then one column per measure
+ * repetition (1-based), threads, scale (as given to bench), ops (the
+ * workload's own count of operations), then one column per measure
  * (ab_measures.c order); "n/a" where a measure was not taken. */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ int ab_csv_write(const ab_set_t *s, const char *path, const char *threads, const
     if (!f)
         return -1;
     fputs("workload,allocator,allocator_path,allocator_version,verified,malloc_from,repetition,"
-          "threads,scale",
+          "threads,scale,ops",
           f);
     for (int m = 0; m < AB_M_COUNT; m++)
         fprintf(f, ",%s", ab_measures[m].key);
@@ -56,6 +57,11 @@ int ab_csv_write(const ab_set_t *s, const char *path, const char *threads, const
                 field(f, buf, 0);
                 field(f, threads ? threads : "", 0);
                 field(f, scale ? scale : "", 0);
+                if (r->ops >= 0)
+                    snprintf(buf, sizeof buf, "%ld", r->ops);
+                else
+                    snprintf(buf, sizeof buf, "n/a");
+                field(f, buf, 0);
                 for (int m = 0; m < AB_M_COUNT; m++) {
                     double v = ab_measure_value(r, m);
                     if (v < 0)

@@ -178,6 +178,7 @@ int ab_run_timed(const ab_ctx_t *ctx, const ab_workload_t *w, const ab_alloc_t *
     r->majflt = ru.ru_majflt;
     char *text = slurp(outp);
     r->rss_after_free_kb = ab_find_long(text, "rss_after_free_kb=");
+    r->ops = ab_find_long(text, " ops=");
     free(text);
     ab_verify_read(verp, pid, a, r);
     return 0;

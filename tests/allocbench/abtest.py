@@ -11,7 +11,7 @@ import hstest
 
 CSV_COLUMNS = [
     "workload", "allocator", "allocator_path", "allocator_version", "verified",
-    "malloc_from", "repetition", "threads", "scale", "wall_s", "user_s",
+    "malloc_from", "repetition", "threads", "scale", "ops", "wall_s", "user_s",
     "sys_s", "peak_rss_kb", "minor_faults", "major_faults",
     "rss_after_free_kb", "brk_calls", "mmap_calls", "munmap_calls",
     "madvise_calls", "peak_live_bytes", "rss_at_peak_kb", "fragmentation",
