@@ -50,7 +50,8 @@ static void usage(FILE *out)
             "  --csv FILE         one row per workload, allocator and repetition\n"
             "  --svg DIR          one bar chart per measure, DIR/MEASURE.svg\n"
             "  --syscalls         also count brk/mmap/munmap/madvise (separate strace run)\n"
-            "  --fragmentation    also run under the collector: RSS / live bytes at peak\n"
+            "  --fragmentation    also run under the collector for the live bytes at the\n"
+            "                     peak: fragmentation = peak RSS / live bytes at peak\n"
             "  --list             name the bundled workloads\n");
 }
 

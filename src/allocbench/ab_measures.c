@@ -15,7 +15,7 @@ const ab_measure_t ab_measures[AB_M_COUNT] = {
     [AB_M_MADVISE] = {"madvise_calls", "madvise calls", "calls", 1},
     [AB_M_PEAK_LIVE] = {"peak_live_bytes", "Live bytes at peak", "bytes", 1},
     [AB_M_RSS_AT_PEAK] = {"rss_at_peak_kb", "RSS at the heap peak", "KiB", 1},
-    [AB_M_FRAG] = {"fragmentation", "Fragmentation (RSS / live bytes at peak)", "", 0},
+    [AB_M_FRAG] = {"fragmentation", "Fragmentation (peak RSS / live bytes at peak)", "", 0},
 };
 
 double ab_measure_value(const ab_result_t *r, int m)

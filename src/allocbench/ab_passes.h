@@ -22,7 +22,8 @@ int ab_syscalls_parse(const char *text, ab_result_t *r);
 /* Run w under `heapscope run` with a preloaded after the collector, read
  * the profile's peak of live bytes and the RSS of the timeline sample
  * nearest that peak, and set r->peak_live_bytes, rss_at_peak_kb and
- * fragmentation (= RSS at peak / live bytes at peak).  0, or -1 with err. */
+ * fragmentation = r->peak_rss_kb (of the timed run, which must have filled
+ * it) / live bytes at peak; see ab_frag.c for why.  0, or -1 with err. */
 int ab_frag_measure(const ab_ctx_t *ctx, const ab_workload_t *w, const ab_alloc_t *a,
                     ab_result_t *r, char *err, size_t errsz);
 
