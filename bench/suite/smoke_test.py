@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""smoke_test.py - CTest smoke tests of the bench suite (label `bench`).
+
+  smoke_test.py workload BUILD NAME   run build/bench/wl-NAME at 1 and 2
+      threads, scale 1, and check the exit status and the exact result line,
+      whose ops must equal the allocation count README.md documents for
+      NAME (the formulas are restated here, independently of the C code);
+      also check that bad arguments give exit status 2 and a usage line.
+  smoke_test.py runner BUILD          run bench/run in its quickest mode and
+      check the CSV's columns and rows.
+No timing is asserted: this machine is small and shared."""
+import csv, os, re, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Allocations per run as a function of threads P and scale S (README.md).
+EXPECTED_OPS = {
+    "threadtest": lambda p, s: p * 300 * s * (30000 // p),
+    "linux-scalability": lambda p, s: p * 10 * (300000 * s // p),
+    "shbench": lambda p, s: p * (4000000 * s // p),
+    "binary-trees": lambda p, s: 64 * s * 65535,
+    "hash-table": lambda p, s: 2 * p * (1000000 * s // p),
+    "json": lambda p, s: p + 20 * s * (22 * 10000 + 1),
+    "queue": lambda p, s: p * (1500000 * s // p),
+    "list": lambda p, s: p * 1000000 * s,
+    "larson": lambda p, s: p * 1000 + p * 10 * (800000 * s // p),
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check_workload(build, name):
+    prog = os.path.join(build, "bench", "wl-" + name)
+    for p in (1, 2):
+        r = subprocess.run([prog, "-t", str(p), "-s", "1"], capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            fail(f"wl-{name} -t {p} exited {r.returncode}: {r.stderr}")
+        m = re.fullmatch(rf"wl-{re.escape(name)} threads=(\d+) ops=(\d+) checksum=(\d+)\n", r.stdout)
+        if not m:
+            fail(f"wl-{name} -t {p} printed {r.stdout!r}")
+        want = EXPECTED_OPS[name](p, 1)
+        if int(m.group(1)) != p or int(m.group(2)) != want:
+            fail(f"wl-{name} -t {p}: threads={m.group(1)} ops={m.group(2)}, want threads={p} ops={want}")
+        print(r.stdout.strip())
+    for bad in (["-t", "0"], ["-s", "x"], ["-q"], ["-t"]):
+        r = subprocess.run([prog] + bad, capture_output=True, text=True, timeout=10)
+        if r.returncode != 2 or "usage:" not in r.stderr or r.stdout:
+            fail(f"wl-{name} {' '.join(bad)}: exit {r.returncode}, stderr {r.stderr!r}, stdout {r.stdout!r}")
+
+
+def check_runner(build):
+    run = os.path.join(HERE, "..", "run")
+    with tempfile.TemporaryDirectory() as d:
+        out_csv, out_svg = os.path.join(d, "r.csv"), os.path.join(d, "r.svg")
+        r = subprocess.run([run, "--build-dir", build, "--workloads", "list", "--threads", "1",
+                            "--repeat", "1", "--modes", "base,fp", "--quiet", "--csv", out_csv,
+                            "--svg", out_svg], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            fail(f"bench/run exited {r.returncode}: {r.stdout}{r.stderr}")
+        with open(out_csv) as f:
+            rows = list(csv.reader(f))
+        want = ["workload", "threads", "mode", "runs", "timeouts", "median_s", "min_s", "max_s",
+                "slowdown", "peak_rss_kib", "rss_ratio", "profile_bytes", "ops",
+                "speedup_vs_heaptrack", "speedup_vs_massif"]
+        if rows[0] != want:
+            fail(f"CSV header {rows[0]}, want {want}")
+        recs = [dict(zip(want, row)) for row in rows[1:]]
+        if [(x["workload"], x["threads"], x["mode"]) for x in recs] != [("list", "1", "base"), ("list", "1", "fp")]:
+            fail(f"CSV rows {rows[1:]}")
+        for x in recs:
+            if x["runs"] != "1" or x["timeouts"] != "0" or x["ops"] != "1000000" or float(x["median_s"]) <= 0 \
+                    or int(x["peak_rss_kib"]) <= 0:
+                fail(f"CSV row {x}")
+        if recs[0]["slowdown"] != "1.0000" or recs[0]["profile_bytes"] != "" or int(recs[1]["profile_bytes"]) <= 0:
+            fail(f"CSV base/fp columns {recs}")
+        with open(out_svg) as f:
+            svg = f.read()
+        if not svg.startswith("<svg") or "list 1T fp" not in svg:
+            fail("SVG lacks the fp bar of list at 1 thread")
+        if "list" not in r.stdout or "slowdown" not in r.stdout:
+            fail(f"table missing: {r.stdout}")
+        # bad input: clear error and non-zero exit
+        r = subprocess.run([run, "--build-dir", build, "--workloads", "nosuch"], capture_output=True,
+                           text=True, timeout=30)
+        if r.returncode == 0 or "nosuch" not in r.stderr:
+            fail(f"bench/run --workloads nosuch: exit {r.returncode}, {r.stderr!r}")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
+        check_workload(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "runner":
+        check_runner(sys.argv[2])
+    else:
+        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
