@@ -15,15 +15,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Allocations per run as a function of threads P and scale S (README.md).
 EXPECTED_OPS = {
-    "threadtest": lambda p, s: p * 300 * s * (30000 // p),
+    "threadtest": lambda p, s: p * 200 * s * (30000 // p),
     "linux-scalability": lambda p, s: p * 10 * (300000 * s // p),
     "shbench": lambda p, s: p * (4000000 * s // p),
-    "binary-trees": lambda p, s: 64 * s * 65535,
+    "binary-trees": lambda p, s: 32 * s * 65535,
     "hash-table": lambda p, s: 2 * p * (1000000 * s // p),
     "json": lambda p, s: p + 20 * s * (22 * 10000 + 1),
     "queue": lambda p, s: p * (1500000 * s // p),
     "list": lambda p, s: p * 1000000 * s,
-    "larson": lambda p, s: p * 1000 + p * 10 * (800000 * s // p),
+    "larson": lambda p, s: p * 1000 + p * 10 * (500000 * s // p),
 }
 
 

@@ -4,12 +4,12 @@
  * left and right children are built from two different call sites, so the
  * call stack of every node's allocation is unique (2^16 - 1 distinct stacks
  * per tree, up to 17 frames deep): the worst case for a stack cache.
- * 64 x SCALE trees in total, tree i built by thread i mod P.
- * ops = 64 * SCALE * 65535 (independent of P when P <= 64 * SCALE). */
+ * 32 x SCALE trees in total, tree i built by thread i mod P.
+ * ops = 32 * SCALE * 65535 (independent of P). */
 #include "wl_suite.h"
 
 #define DEPTH 15
-#define TREES 64
+#define TREES 32
 
 typedef struct node {
     struct node *left, *right;

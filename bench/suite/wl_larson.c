@@ -1,18 +1,18 @@
 /* wl_larson.c - a larson-style server workload (after Larson & Krishnan's
  * benchmark): each of P "lineages" owns 1000 slots of blocks.  The lineage's
  * first thread fills them; then 10 generations of worker threads, one after
- * the other, each inherit the slots, make floor(800000 * SCALE / P) random
+ * the other, each inherit the slots, make floor(500000 * SCALE / P) random
  * replacements (free the block in a random slot, allocate a new one of
  * 16-512 bytes) and exit; the lineage's first thread finally frees what is
  * left.  So nearly every block is allocated by one thread and freed by
  * another (one already gone), as when a server hands connections between
  * threads, and new threads keep starting.
- * ops = P * 1000 + P * 10 * floor(800000 * SCALE / P). */
+ * ops = P * 1000 + P * 10 * floor(500000 * SCALE / P). */
 #include "wl_suite.h"
 
 #define SLOTS 1000
 #define GENERATIONS 10
-#define REPLACEMENTS 800000L
+#define REPLACEMENTS 500000L
 
 typedef struct lineage {
     unsigned char *slot[SLOTS];
