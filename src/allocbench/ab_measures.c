@@ -1,4 +1,6 @@
 /* ab_measures.c - names and accessors of the measures (see ab_measures.h). */
+#include <stdlib.h>
+
 #include "allocbench/ab_measures.h"
 
 const ab_measure_t ab_measures[AB_M_COUNT] = {
@@ -37,4 +39,19 @@ double ab_measure_value(const ab_result_t *r, int m)
     case AB_M_FRAG: return r->fragmentation;
     default: return -1;
     }
+}
+
+ab_spread_t ab_measure_spread(const ab_set_t *s, size_t w, size_t a, int m)
+{
+    ab_spread_t none = {-1, -1, -1, 0};
+    double *v = malloc((s->nrep ? s->nrep : 1) * sizeof *v);
+    if (!v)
+        return none;
+    for (size_t rep = 0; rep < s->nrep; rep++) {
+        size_t i = ab_set_index(s, rep, w, a);
+        v[rep] = s->done[i] ? ab_measure_value(&s->r[i], m) : -1;
+    }
+    ab_spread_t sp = ab_stats_spread(v, s->nrep);
+    free(v);
+    return sp;
 }

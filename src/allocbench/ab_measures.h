@@ -4,6 +4,7 @@
 #define AB_MEASURES_H
 
 #include "allocbench/ab.h"
+#include "allocbench/ab_stats.h"
 
 typedef struct ab_measure {
     const char *key;   /* CSV column, SVG file name */
@@ -22,5 +23,9 @@ extern const ab_measure_t ab_measures[AB_M_COUNT];
 
 /* Value of measure m in r; negative when it was not measured. */
 double ab_measure_value(const ab_result_t *r, int m);
+
+/* Median and min-max of measure m over the completed repetitions of
+ * workload w under allocator a (n = 0 when none has the measure). */
+ab_spread_t ab_measure_spread(const ab_set_t *s, size_t w, size_t a, int m);
 
 #endif

@@ -32,15 +32,16 @@ static void xml_text(FILE *f, const char *s)
         }
 }
 
-static ab_spread_t spread_of(const ab_set_t *s, size_t w, size_t a, int m)
+/* A round tick step (1, 2 or 5 times a power of ten) giving at most 5
+ * ticks up to vmax. */
+static double tick_step(double vmax)
 {
-    double v[64];
-    size_t n = s->nrep < 64 ? s->nrep : 64;
-    for (size_t rep = 0; rep < n; rep++) {
-        size_t i = ab_set_index(s, rep, w, a);
-        v[rep] = s->done[i] ? ab_measure_value(&s->r[i], m) : -1;
-    }
-    return ab_stats_spread(v, n);
+    double raw = vmax / 5, p = 1;
+    while (p * 10 <= raw)
+        p *= 10;
+    while (p > raw)
+        p /= 10;
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
 }
 
 /* Write the chart of measure m to path; 0, or -1 with errno. */
@@ -50,15 +51,20 @@ static int chart(const ab_set_t *s, int m, const char *path)
     double group_w = bar * (double)s->na + gap;
     double plot_w = group_w * (double)s->nw;
     double width = left + plot_w + legend_w + 20, height = top + plot_h + 90;
+    if (width < 720) /* room for the title */
+        width = 720;
     double vmax = 0;
     for (size_t w = 0; w < s->nw; w++)
         for (size_t a = 0; a < s->na; a++) {
-            ab_spread_t sp = spread_of(s, w, a, m);
+            ab_spread_t sp = ab_measure_spread(s, w, a, m);
             if (sp.n && sp.max > vmax)
                 vmax = sp.max;
         }
     if (vmax <= 0)
         vmax = 1;
+    double step = tick_step(vmax);
+    int nticks = (int)(vmax / step + 0.999999);
+    vmax = step * nticks; /* the axis ends on a tick */
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
@@ -73,12 +79,12 @@ static int chart(const ab_set_t *s, int m, const char *path)
                "min-max)</text>\n",
             left, me->title, *me->unit ? " [" : "", me->unit, *me->unit ? "]" : "", s->nrep);
     fprintf(f, "<g class=\"axis\">\n");
-    for (int t = 0; t <= 4; t++) {
-        double v = vmax * t / 4, y = top + plot_h - plot_h * t / 4;
+    for (int t = 0; t <= nticks; t++) {
+        double v = step * t, y = top + plot_h - plot_h * v / vmax;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
                 left, y, left + plot_w, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", left - 6, y + 4,
-                me->is_int || vmax >= 100 ? 0 : vmax >= 1 ? 2 : 4, v);
+                step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : 4, v);
     }
     fprintf(f, "</g>\n");
     for (size_t w = 0; w < s->nw; w++) {
@@ -87,7 +93,7 @@ static int chart(const ab_set_t *s, int m, const char *path)
         xml_text(f, s->w[w].name);
         fprintf(f, "\">\n");
         for (size_t a = 0; a < s->na; a++) {
-            ab_spread_t sp = spread_of(s, w, a, m);
+            ab_spread_t sp = ab_measure_spread(s, w, a, m);
             if (!sp.n)
                 continue;
             double x = x0 + bar * (double)a, h = plot_h * sp.median / vmax;

@@ -8,23 +8,6 @@
 #include "allocbench/ab_output.h"
 #include "allocbench/ab_stats.h"
 
-/* Spread of measure m for workload w and allocator a over the repetitions. */
-static ab_spread_t spread_of(const ab_set_t *s, size_t w, size_t a, int m)
-{
-    double *v = malloc((s->nrep ? s->nrep : 1) * sizeof *v);
-    if (!v) {
-        ab_spread_t none = {-1, -1, -1, 0};
-        return none;
-    }
-    for (size_t rep = 0; rep < s->nrep; rep++) {
-        size_t i = ab_set_index(s, rep, w, a);
-        v[rep] = s->done[i] ? ab_measure_value(&s->r[i], m) : -1;
-    }
-    ab_spread_t sp = ab_stats_spread(v, s->nrep);
-    free(v);
-    return sp;
-}
-
 /* Verification over the repetitions: "yes" if all verified, "NO" if any
  * used another malloc, "unknown" otherwise. */
 static const char *verified_of(const ab_set_t *s, size_t w, size_t a)
@@ -110,8 +93,8 @@ void ab_table_print(const ab_set_t *s, FILE *out)
                 if (!present[k])
                     continue;
                 char cell[64];
-                ab_spread_t sp = spread_of(s, w, a, shown[k]);
-                ab_spread_t bs = spread_of(s, w, base, shown[k]);
+                ab_spread_t sp = ab_measure_spread(s, w, a, shown[k]);
+                ab_spread_t bs = ab_measure_spread(s, w, base, shown[k]);
                 /* counts and the fragmentation ratio read better as they are */
                 int absolute = shown[k] >= AB_M_BRK;
                 if (a == base || absolute)
