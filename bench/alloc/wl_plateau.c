@@ -2,11 +2,15 @@
  * then work on it, then free it all.  Holds exactly 100 MiB x SCALE of
  * requested bytes (blocks of 1-8 KiB, every byte written), so the peak RSS
  * of any allocator must be at least that: the bench tests rely on it.
- * The THREADS threads each own an equal share of the blocks and make
- * 4 x SCALE read-modify-write passes over them. */
+ * The THREADS threads each own an equal share of the blocks, wait until
+ * all shares are allocated, and make 4 x SCALE read-modify-write passes. */
 #include <pthread.h>
 
 #include "wl_alloc.h"
+
+/* All threads hold their share at once before anyone frees: the peak is
+ * the whole amount even when the threads do not run side by side. */
+static pthread_barrier_t all_allocated;
 
 #define PLATEAU_BYTES (100u << 20) /* per unit of SCALE */
 
@@ -36,6 +40,7 @@ static void *plateau_thread(void *arg)
         held += sz;
         p->ops++;
     }
+    pthread_barrier_wait(&all_allocated);
     for (int pass = 0; pass < p->passes; pass++)
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < len[i]; j += 64) {
@@ -53,6 +58,7 @@ int main(int argc, char **argv)
 {
     wl_args_t a = {1, 1};
     wl_parse(argc, argv, &a);
+    pthread_barrier_init(&all_allocated, NULL, (unsigned)a.threads);
     part_t *parts = calloc((size_t)a.threads, sizeof *parts);
     pthread_t *tid = calloc((size_t)a.threads, sizeof *tid);
     size_t total = (size_t)PLATEAU_BYTES * (size_t)a.scale;

@@ -7,6 +7,10 @@
 
 #include "wl_alloc.h"
 
+/* All threads hold their share at once before anyone frees: the peak is
+ * the whole amount even when the threads do not run side by side. */
+static pthread_barrier_t all_allocated;
+
 typedef struct part {
     size_t bytes;
     uint64_t seed, ops, sum;
@@ -37,6 +41,7 @@ static void *ramp_thread(void *arg)
         held += sz;
         p->ops++;
     }
+    pthread_barrier_wait(&all_allocated);
     for (size_t i = 0; i < n; i++, p->ops++)
         free(blk[i]);
     free(blk);
@@ -47,6 +52,7 @@ int main(int argc, char **argv)
 {
     wl_args_t a = {1, 1};
     wl_parse(argc, argv, &a);
+    pthread_barrier_init(&all_allocated, NULL, (unsigned)a.threads);
     part_t *parts = calloc((size_t)a.threads, sizeof *parts);
     pthread_t *tid = calloc((size_t)a.threads, sizeof *tid);
     size_t total = ((size_t)64 << 20) * (size_t)a.scale;
