@@ -4,6 +4,7 @@
  * of any allocator must be at least that: the bench tests rely on it.
  * The THREADS threads each own an equal share of the blocks, wait until
  * all shares are allocated, and make 4 x SCALE read-modify-write passes. */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include <pthread.h>
 
 #include "wl_alloc.h"

@@ -3,6 +3,7 @@
  * then free everything at the end.  Allocators that round sizes up or keep
  * per-thread caches show it in the peak RSS; the RSS after the final free
  * shows who gives memory back.  Each of THREADS threads builds its share. */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include <pthread.h>
 
 #include "wl_alloc.h"
