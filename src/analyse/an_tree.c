@@ -335,10 +335,10 @@ int an_view_tree(an_report_t *r, an_view_opts_t *o, FILE *out)
             size_t stacks = 0;
             for (size_t i = 0; i < g.n; i++)
                 stacks += an_model_key(&g.v[i].st, o->sort) != 0;
-            fprintf(out, "%s %s in %zu stacks; %s from %s; subtrees under %.4g%% pruned\n\n",
+            fprintf(out, "%s %s in %zu stacks; %s; subtrees under %.4g%% pruned\n\n",
                     figure(o->sort, w.total, a), key_labels[o->sort], stacks,
-                    o->bottom_up ? "callers of each allocation site" : "callees",
-                    o->bottom_up ? "the allocation site out to main" : "main",
+                    o->bottom_up ? "bottom-up from the allocation sites out to main"
+                                 : "top-down from main",
                     o->threshold);
             fprintf(out, "%11s %6s %11s  %s\n", "inclusive", "", "self", "function");
         }
