@@ -34,6 +34,7 @@ typedef struct ab_result {
 /* Run context shared by the runs of one `heapscope bench`. */
 typedef struct ab_ctx {
     const char *checker;  /* libheapscope-abcheck.so, or NULL if not found */
+    const char *newshim;  /* libheapscope-abnew.so, or NULL if not found */
     const char *self;     /* our own executable, for `heapscope run` */
     char tmpdir[PATH_MAX];
 } ab_ctx_t;

@@ -12,7 +12,11 @@
  * mimalloc, whose blocks are spread over more address space), so a ratio
  * from the collector's RSS would compare the collector, not the allocators.
  * For workloads whose RSS peaks with the heap (every bundled memory shape)
- * the timed run's peak RSS is the footprint at the heap's peak. */
+ * the timed run's peak RSS is the footprint at the heap's peak.
+ *
+ * Allocators that define C++ operator new get libheapscope-abnew.so in
+ * front of them in this pass (ab_newshim.c), or the collector would not
+ * see a C++ program's `new`. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,9 +92,14 @@ int ab_frag_measure(const ab_ctx_t *ctx, const ab_workload_t *w, const ab_alloc_
     argv[k++] = "--";
     for (size_t i = 0; i < n; i++)
         argv[k++] = w->argv[i];
+    /* `heapscope run` puts the collector in front of an existing
+     * LD_PRELOAD: collector, then the operator new shim, then the
+     * allocator (glibc needs no shim: libstdc++'s new calls malloc). */
+    char preload[2 * PATH_MAX + 2];
+    snprintf(preload, sizeof preload, "%s%s%s", a->preload && ctx->newshim ? ctx->newshim : "",
+             a->preload && ctx->newshim ? ":" : "", a->preload ? a->path : "");
     char *out = NULL;
-    /* `heapscope run` puts the collector in front of an existing LD_PRELOAD */
-    int st = ab_capture(argv, a->preload ? a->path : NULL, 1, &out);
+    int st = ab_capture(argv, a->preload ? preload : NULL, 1, &out);
     free(out);
     free(argv);
     if (st != 0) {

@@ -339,6 +339,16 @@ int ab_main(int argc, char **argv)
     else
         fprintf(stderr, "heapscope bench: libheapscope-abcheck.so not found: runs will not be "
                         "verified (set HEAPSCOPE_ABCHECK_LIB)\n");
+    char newshim[PATH_MAX];
+    if (o.fragmentation) {
+        if (ab_verify_find_lib("libheapscope-abnew.so", "HEAPSCOPE_ABNEW_LIB", newshim,
+                               sizeof newshim) == 0)
+            ctx.newshim = newshim;
+        else
+            fprintf(stderr, "heapscope bench: libheapscope-abnew.so not found: C++ programs' "
+                            "live bytes will be missed under allocators that define operator "
+                            "new\n");
+    }
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     self[sl > 0 ? sl : 0] = 0;
     ctx.self = self;

@@ -18,7 +18,12 @@
 
 int ab_verify_find_checker(char *out, size_t cap)
 {
-    const char *env = getenv("HEAPSCOPE_ABCHECK_LIB");
+    return ab_verify_find_lib("libheapscope-abcheck.so", "HEAPSCOPE_ABCHECK_LIB", out, cap);
+}
+
+int ab_verify_find_lib(const char *file, const char *envvar, char *out, size_t cap)
+{
+    const char *env = getenv(envvar);
     if (env && *env) {
         snprintf(out, cap, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
@@ -28,16 +33,15 @@ int ab_verify_find_checker(char *out, size_t cap)
     if (n > 0) {
         self[n] = 0;
         char *dir = dirname(self);
-        static const char *rel[] = {"/../lib/libheapscope-abcheck.so",
-                                    "/../lib/heapscope/libheapscope-abcheck.so"};
+        static const char *rel[] = {"/../lib/", "/../lib/heapscope/"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-            char cand[PATH_MAX + 64];
-            snprintf(cand, sizeof cand, "%s%s", dir, rel[i]);
+            char cand[2 * PATH_MAX];
+            snprintf(cand, sizeof cand, "%s%s%s", dir, rel[i], file);
             if (access(cand, R_OK) == 0 && realpath(cand, out))
                 return 0;
         }
     }
-    snprintf(out, cap, "%s/libheapscope-abcheck.so", HEAPSCOPE_INSTALL_LIBDIR);
+    snprintf(out, cap, "%s/%s", HEAPSCOPE_INSTALL_LIBDIR, file);
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 

@@ -9,8 +9,14 @@
 /* The environment variable naming the checker's output file. */
 #define AB_VERIFY_ENV "HEAPSCOPE_AB_VERIFY"
 
-/* Path of libheapscope-abcheck.so: $HEAPSCOPE_ABCHECK_LIB, next to our
- * binary (../lib) or in the install libdir; 0, or -1 if not found. */
+/* Path of one of our helper libraries, `file` (e.g.
+ * "libheapscope-abcheck.so"): $ENVVAR if set, else next to our binary
+ * (../lib, ../lib/heapscope) or in the install libdir.  0, or -1 if not
+ * found. */
+int ab_verify_find_lib(const char *file, const char *envvar, char *out, size_t cap);
+
+/* The checker: ab_verify_find_lib for libheapscope-abcheck.so and
+ * $HEAPSCOPE_ABCHECK_LIB. */
 int ab_verify_find_checker(char *out, size_t cap);
 
 /* Read the checker's lines from `path`, take the one of process `pid` (or
