@@ -63,7 +63,7 @@ def check_runner(build):
         with open(out_csv) as f:
             rows = list(csv.reader(f))
         want = ["workload", "threads", "mode", "runs", "timeouts", "median_s", "min_s", "max_s",
-                "slowdown", "peak_rss_kib", "rss_ratio", "profile_bytes", "ops",
+                "slowdown", "cpu_s", "cpu_ratio", "peak_rss_kib", "rss_ratio", "profile_bytes", "ops",
                 "speedup_vs_heaptrack", "speedup_vs_massif"]
         if rows[0] != want:
             fail(f"CSV header {rows[0]}, want {want}")
@@ -72,7 +72,8 @@ def check_runner(build):
             fail(f"CSV rows {rows[1:]}")
         for x in recs:
             if x["runs"] != "1" or x["timeouts"] != "0" or x["ops"] != "1000000" or float(x["median_s"]) <= 0 \
-                    or int(x["peak_rss_kib"]) <= 0:
+                    or int(x["peak_rss_kib"]) <= 0 \
+                    or float(x["cpu_s"]) <= 0:
                 fail(f"CSV row {x}")
         if recs[0]["slowdown"] != "1.0000" or recs[0]["profile_bytes"] != "" or int(recs[1]["profile_bytes"]) <= 0:
             fail(f"CSV base/fp columns {recs}")
