@@ -11,6 +11,7 @@
  * --min-count) are pruned and summed into one "below threshold" line.
  * Recursion shows as nested nodes of the same function. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,11 +23,18 @@
 #define FOLD_BUF 1024
 #define INDENT_MAX 40  /* levels indented; deeper ones print their depth */
 
+/* The figures a node sums (an_stats_t without what the tree never shows). */
+typedef struct tfig {
+    uint64_t allocations, bytes_allocated, leaked_bytes, leaked_allocations, peak_bytes,
+        peak_blocks, temporary;
+} tfig_t;
+
 typedef struct tnode {
-    char *name;
+    const char *name;      /* the symboliser's string, or own copy (folded) */
+    int owned;
     int32_t module;
     size_t parent, first_child, next_sibling; /* 0: none (node 0 is the root) */
-    an_stats_t incl, self;
+    tfig_t incl, self;
 } tnode_t;
 
 typedef struct tree {
@@ -41,6 +49,10 @@ static uint64_t hash_of(size_t parent, const char *s)
     uint64_t h = 1469598103934665603ull ^ parent;
     while (*s)
         h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    /* FNV's low bits mix poorly and the table is indexed by them */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return h;
 }
 
@@ -62,8 +74,10 @@ static int grow_hash(tree_t *t)
     return 0;
 }
 
-/* The child of `parent` named `name`, created when missing; 0 on ENOMEM. */
-static size_t child(tree_t *t, size_t parent, const char *name, int32_t module)
+/* The child of `parent` named `name`, created when missing; 0 on ENOMEM.
+ * `name` is copied when `copy` is set, else it must outlive the tree (the
+ * symboliser's strings do). */
+static size_t child(tree_t *t, size_t parent, const char *name, int32_t module, int copy)
 {
     if ((t->n + 1) * 2 > t->hcap && grow_hash(t))
         return 0;
@@ -81,12 +95,17 @@ static size_t child(tree_t *t, size_t parent, const char *name, int32_t module)
         t->v = v;
         t->cap = cap;
     }
-    size_t len = strlen(name) + 1;
     tnode_t *c = &t->v[t->n];
     memset(c, 0, sizeof *c);
-    if (!(c->name = malloc(len)))
-        return 0;
-    memcpy(c->name, name, len);
+    c->name = name;
+    if (copy) {
+        size_t len = strlen(name) + 1;
+        char *d = malloc(len);
+        if (!d)
+            return 0;
+        c->name = memcpy(d, name, len);
+        c->owned = 1;
+    }
     c->module = module;
     c->parent = parent;
     c->next_sibling = t->v[parent].first_child;
@@ -95,17 +114,41 @@ static size_t child(tree_t *t, size_t parent, const char *name, int32_t module)
     return t->n++;
 }
 
-static void add_stats(an_stats_t *a, const an_stats_t *b)
+static void add_stats(tfig_t *a, const an_stats_t *b)
 {
     a->allocations = an_add(a->allocations, b->allocations);
-    a->frees = an_add(a->frees, b->frees);
     a->bytes_allocated = an_add(a->bytes_allocated, b->bytes_allocated);
-    a->bytes_freed = an_add(a->bytes_freed, b->bytes_freed);
-    a->temporary = an_add(a->temporary, b->temporary);
-    a->peak_blocks = an_add(a->peak_blocks, b->peak_blocks);
-    a->peak_bytes = an_add(a->peak_bytes, b->peak_bytes);
     a->leaked_bytes = an_add(a->leaked_bytes, b->leaked_bytes);
     a->leaked_allocations = an_add(a->leaked_allocations, b->leaked_allocations);
+    a->peak_bytes = an_add(a->peak_bytes, b->peak_bytes);
+    a->peak_blocks = an_add(a->peak_blocks, b->peak_blocks);
+    a->temporary = an_add(a->temporary, b->temporary);
+}
+
+/* The figure of `f` that key sorts by, and the (bytes, count) pair the
+ * --min-bytes / --min-count filters look at (as an_view_key_figures). */
+static uint64_t fig_key(const tfig_t *f, an_key_t key)
+{
+    switch (key) {
+    case AN_KEY_ALLOCATIONS: return f->allocations;
+    case AN_KEY_LEAKED: return f->leaked_bytes;
+    case AN_KEY_PEAK: return f->peak_bytes;
+    case AN_KEY_TEMPORARY: return f->temporary;
+    default: return f->bytes_allocated;
+    }
+}
+
+static void fig_minimums(const tfig_t *f, an_key_t key, uint64_t *bytes, uint64_t *count)
+{
+    an_stats_t s = {0};
+    s.allocations = f->allocations;
+    s.bytes_allocated = f->bytes_allocated;
+    s.leaked_bytes = f->leaked_bytes;
+    s.leaked_allocations = f->leaked_allocations;
+    s.peak_bytes = f->peak_bytes;
+    s.peak_blocks = f->peak_blocks;
+    s.temporary = f->temporary;
+    an_view_key_figures(&s, key, bytes, count);
 }
 
 /* Add one stack's path (frames in r->frames) with figures st. */
@@ -124,10 +167,19 @@ static int add_path(tree_t *t, an_report_t *r, const an_view_opts_t *o, const an
     add_stats(&t->v[0].incl, st);
     for (size_t s = 0; s < (n ? last + 1 : 0); s++) {
         size_t i = o->bottom_up ? s : last - s;
-        const char *name = fr->v[i].function;
-        if (o->filter.fold_templates)
+        const an_frame_t *f = &fr->v[i];
+        const char *name = f->function;
+        int copy = o->filter.fold_templates;
+        if (!strcmp(name, "??") && f->module >= 0) {
+            /* unknown functions stay apart: name them by module+offset */
+            snprintf(buf, sizeof buf, "?? %s+0x%" PRIx64, an_filter_module_name(r->prof, f->module),
+                     f->address - r->prof->modules[f->module].load_bias);
+            name = buf;
+            copy = 1;
+        } else if (o->filter.fold_templates) {
             name = an_filter_fold(name, buf, sizeof buf);
-        if (!(node = child(t, node, name, fr->v[i].module)))
+        }
+        if (!(node = child(t, node, name, f->module, copy)))
             return PF_ENOMEM;
         add_stats(&t->v[node].incl, st);
     }
@@ -143,7 +195,7 @@ static an_key_t sort_key;
 static int cmp_child(const void *a, const void *b)
 {
     const tnode_t *x = &sort_tree->v[*(const size_t *)a], *y = &sort_tree->v[*(const size_t *)b];
-    uint64_t kx = an_model_key(&x->incl, sort_key), ky = an_model_key(&y->incl, sort_key);
+    uint64_t kx = fig_key(&x->incl, sort_key), ky = fig_key(&y->incl, sort_key);
     if (kx != ky)
         return kx > ky ? -1 : 1;
     return strcmp(x->name, y->name);
@@ -170,8 +222,8 @@ static size_t children(const tree_t *t, size_t p, an_key_t key, size_t **out)
  * --min-bytes / --min-count filters. */
 static int shown(const tree_t *t, const an_view_opts_t *o, size_t c, uint64_t total)
 {
-    uint64_t k = an_model_key(&t->v[c].incl, o->sort), bytes, count;
-    an_view_key_figures(&t->v[c].incl, o->sort, &bytes, &count);
+    uint64_t k = fig_key(&t->v[c].incl, o->sort), bytes, count;
+    fig_minimums(&t->v[c].incl, o->sort, &bytes, &count);
     return k > 0 && (long double)k * 100.0L >= (long double)o->threshold * (long double)total &&
            bytes >= o->filter.min_bytes && count >= o->filter.min_count;
 }
@@ -220,7 +272,7 @@ static void text_line(walk_t *w, size_t depth, const char *name, const char *mod
     fputc('\n', w->out);
 }
 
-static void json_figures(an_json_t *j, const char *key, const an_stats_t *s)
+static void json_figures(an_json_t *j, const char *key, const tfig_t *s)
 {
     an_json_key(j, key);
     an_json_object_begin(j);
@@ -247,9 +299,9 @@ static int walk(walk_t *w, size_t p, size_t depth, uint64_t parent_id)
     for (size_t i = 0; i < n && !rc; i++) {
         const tnode_t *c = &w->t->v[kids[i]];
         if (!shown(w->t, w->o, kids[i], w->total)) {
-            if (an_model_key(&c->incl, w->o->sort)) {
+            if (fig_key(&c->incl, w->o->sort)) {
                 pruned++;
-                pruned_key = an_add(pruned_key, an_model_key(&c->incl, w->o->sort));
+                pruned_key = an_add(pruned_key, fig_key(&c->incl, w->o->sort));
             }
             continue;
         }
@@ -262,14 +314,14 @@ static int walk(walk_t *w, size_t p, size_t depth, uint64_t parent_id)
             an_json_kv_u64(&w->j, "depth", depth);
             an_json_kv_str(&w->j, "function", c->name);
             an_json_kv_str(&w->j, "module", mod);
-            an_json_kv_u64(&w->j, "inclusive", an_model_key(&c->incl, w->o->sort));
-            an_json_kv_u64(&w->j, "self", an_model_key(&c->self, w->o->sort));
+            an_json_kv_u64(&w->j, "inclusive", fig_key(&c->incl, w->o->sort));
+            an_json_kv_u64(&w->j, "self", fig_key(&c->self, w->o->sort));
             json_figures(&w->j, "inclusive_figures", &c->incl);
             json_figures(&w->j, "self_figures", &c->self);
             an_json_object_end(&w->j);
         } else {
-            text_line(w, depth, c->name, mod, an_model_key(&c->incl, w->o->sort),
-                      an_model_key(&c->self, w->o->sort), 1);
+            text_line(w, depth, c->name, mod, fig_key(&c->incl, w->o->sort),
+                      fig_key(&c->self, w->o->sort), 1);
         }
         rc = walk(w, kids[i], depth + 1, id);
     }
@@ -285,7 +337,8 @@ static int walk(walk_t *w, size_t p, size_t depth, uint64_t parent_id)
 static void tree_free(tree_t *t)
 {
     for (size_t i = 0; i < t->n; i++)
-        free(t->v[i].name);
+        if (t->v[i].owned)
+            free((char *)t->v[i].name);
     free(t->v);
     free(t->hash);
 }
@@ -317,7 +370,7 @@ int an_view_tree(an_report_t *r, an_view_opts_t *o, FILE *out)
     }
     walk_t w = {r, o, &t, 0, out, {0}, 0, an_view_bars_width(o->width)};
     if (!rc) {
-        w.total = an_model_key(&t.v[0].incl, o->sort);
+        w.total = fig_key(&t.v[0].incl, o->sort);
         if (o->json) {
             an_json_init(&w.j, out);
             an_json_object_begin(&w.j);

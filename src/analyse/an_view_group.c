@@ -3,6 +3,7 @@
 #include "analyse/an_view_group.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,22 +27,34 @@ static const char *shown_name(const an_view_opts_t *o, const an_frame_t *f, char
     return o->filter.fold_templates ? an_filter_fold(f->function, buf, FOLD_BUF) : f->function;
 }
 
+/* The name frame f merges by: its shown name, or for an unknown function
+ * "??" with its module and offset (two unknown functions stay apart). */
+static const char *key_name(const an_report_t *r, const an_view_opts_t *o, const an_frame_t *f,
+                            char *buf)
+{
+    if (strcmp(f->function, "??") || f->module < 0)
+        return shown_name(o, f, buf);
+    snprintf(buf, FOLD_BUF, "?? %s+0x%" PRIx64, an_filter_module_name(r->prof, f->module),
+             f->address - r->prof->modules[f->module].load_bias);
+    return buf;
+}
+
 /* The merge key of the frames in fr (malloc'd), "" for no frames. */
-static char *merge_key(const an_view_opts_t *o, const an_frames_t *fr)
+static char *merge_key(const an_report_t *r, const an_view_opts_t *o, const an_frames_t *fr)
 {
     char buf[FOLD_BUF];
     if (fr->n == 0)
         return dup_str("");
     if (o->filter.merge == AN_MERGE_CALLER)
-        return dup_str(shown_name(o, &fr->v[an_filter_site(fr)], buf));
+        return dup_str(key_name(r, o, &fr->v[an_filter_site(fr)], buf));
     size_t len = 1;
     for (size_t i = 0; i < fr->n; i++)
-        len += strlen(shown_name(o, &fr->v[i], buf)) + 1;
+        len += strlen(key_name(r, o, &fr->v[i], buf)) + 1;
     char *k = malloc(len), *w = k;
     if (!k)
         return NULL;
     for (size_t i = 0; i < fr->n; i++) {
-        const char *s = shown_name(o, &fr->v[i], buf);
+        const char *s = key_name(r, o, &fr->v[i], buf);
         size_t n = strlen(s);
         memcpy(w, s, n);
         w += n;
@@ -97,7 +110,7 @@ int an_view_groups_build(an_report_t *r, an_view_opts_t *o, int suppress, an_gro
         }
         k[kept].stat = i;
         k[kept].key = NULL;
-        if (o->filter.merge != AN_MERGE_NONE && !(k[kept].key = merge_key(o, &r->frames)))
+        if (o->filter.merge != AN_MERGE_NONE && !(k[kept].key = merge_key(r, o, &r->frames)))
             rc = PF_ENOMEM;
         kept++;
     }
