@@ -11,6 +11,7 @@
 
 #include "allocbench/ab_cmd.h"
 #include "analyse/an_cmd.h"
+#include "analyse/an_flame.h"
 #include "cli/cli.h"
 
 typedef struct cli_command {
@@ -30,6 +31,10 @@ static const cli_command_t commands[] = {
      "bench [--allocators glibc,jemalloc,tcmalloc,mimalloc|PATH,...] [--repeat N] [--csv FILE]\n"
      "                 [--svg DIR] [WORKLOAD...] [-- COMMAND ARGS...]; bench --list\n"
      "                 compare malloc implementations on workloads"},
+    {"flamegraph", an_flame_main,
+     "flamegraph [--cost allocations|bytes|leaked|peak|temporary] [--reverse] [--title T]\n"
+     "                 [--width PX] -o OUT.svg FILE\n"
+     "                 interactive SVG flamegraph of a profile"},
 };
 
 static void usage(FILE *out)

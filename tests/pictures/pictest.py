@@ -1,0 +1,33 @@
+"""pictest.py - helpers of the pictures tests: headless Chromium.
+
+chromium_dom(path) loads a local file in headless Chromium, lets its
+scripts run, and returns the serialised DOM; chromium_shot() saves a
+screenshot.  Both return None when Chromium is missing (the test then
+exits 77, "skipped")."""
+
+import os
+import shutil
+import subprocess
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-extensions", "--virtual-time-budget=5000"]
+
+
+def _run(args, cwd):
+    # own profile dir: parallel tests must not share Chromium's singleton lock
+    prof = os.path.join(cwd, "chromium-profile-%d" % os.getpid())
+    return subprocess.run([CHROMIUM] + FLAGS + ["--user-data-dir=" + prof] + args,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=120, cwd=cwd)
+
+
+def chromium_dom(path, cwd):
+    r = _run(["--dump-dom", "file://" + os.path.abspath(path)], cwd)
+    return r.stdout.decode("utf-8", "replace")
+
+
+def chromium_shot(path, png, cwd, size="1280,2000"):
+    _run(["--screenshot=" + os.path.abspath(png), "--window-size=" + size,
+          "file://" + os.path.abspath(path)], cwd)
+    return os.path.exists(png)
