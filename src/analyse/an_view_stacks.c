@@ -68,18 +68,36 @@ static uint64_t view_total(an_report_t *r, an_key_t key, const an_groups_t *g)
     }
 }
 
-static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const an_groups_t *g,
-                         uint64_t total, size_t rows, FILE *out)
+/* "4 stacks" or, with merged rows, "4 stacks in 2 rows"; buf[64]. */
+static const char *stacks_rows(const an_groups_t *g, const size_t *order, size_t rows, char *buf)
 {
+    size_t stacks = 0;
+    for (size_t i = 0; i < rows; i++)
+        stacks += g->v[order[i]].n_members;
+    if (stacks == rows)
+        snprintf(buf, 64, "%zu stack%s", stacks, stacks == 1 ? "" : "s");
+    else
+        snprintf(buf, 64, "%zu stacks in %zu row%s", stacks, rows, rows == 1 ? "" : "s");
+    return buf;
+}
+
+static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const an_groups_t *g,
+                         uint64_t total, const size_t *order, size_t n, FILE *out)
+{
+    char sr[64];
+    const char *rows = stacks_rows(g, order, n, sr);
     const an_summary_t *s = &r->model.sum;
     char a[AN_UNITS_BUF], b[AN_UNITS_BUF], c[AN_UNITS_BUF], e[AN_UNITS_BUF], x[2 * AN_UNITS_BUF];
-    fprintf(out, "heapscope report --%s of %s\n\n", d.name, r->path);
+    if (d.key == AN_KEY_BYTES)
+        fprintf(out, "heapscope report of %s: the stacks that pass the filters\n\n", r->path);
+    else
+        fprintf(out, "heapscope report --%s of %s\n\n", d.name, r->path);
     switch (d.key) {
     case AN_KEY_LEAKED: {
         uint64_t blocks = 0;
         for (size_t i = 0; i < g->n; i++)
             blocks = an_add(blocks, g->v[i].st.leaked_allocations);
-        fprintf(out, "%s %s in %s blocks, %zu stacks\n",
+        fprintf(out, "%s %s in %s blocks, %s\n",
                 r->prof->final ? "leaked (live at exit)" : "live at the last snapshot",
                 bytes_exact(total, x), an_units_count(blocks, c), rows);
         size_t builtin = 0;
@@ -101,15 +119,16 @@ static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const 
                 an_units_count(total, b), an_units_time(s->peak_t, c));
         if (s->peak_error)
             fprintf(out, ", exact to %s", an_units_bytes(s->peak_error, a));
-        fprintf(out, "; %zu stacks live then\n", rows);
+        fprintf(out, "; %s live then\n", rows);
         break;
     case AN_KEY_TEMPORARY:
-        fprintf(out, "%s temporary allocations of %s (%s), %zu stacks\n",
+        fprintf(out, "%s temporary allocations of %s (%s), %s\n",
                 an_units_count(s->temporary, a), an_units_count(s->allocations, b),
                 an_units_percent(s->temporary, s->allocations, c), rows);
         break;
     default:
-        fprintf(out, "%s allocations, %s (%s bytes), %zu stacks\n", an_units_count(s->allocations, a),
+        fprintf(out, "all stacks: %s allocations, %s (%s bytes); matching: %s\n",
+                an_units_count(s->allocations, a),
                 an_units_bytes(s->bytes_allocated, b), an_units_count(s->bytes_allocated, c), rows);
         break;
     }
@@ -234,7 +253,7 @@ int an_view_stacks(an_report_t *r, an_view_opts_t *o, FILE *out)
         if (o->json) {
             rc = json_view(r, o, d, &g, order, rows, total, out);
         } else {
-            print_header(r, o, d, &g, total, n, out);
+            print_header(r, o, d, &g, total, order, n, out);
             if (n == 0)
                 fprintf(out, "\nno stacks%s\n", d.key == AN_KEY_LEAKED ? ": no leaks" : "");
             for (size_t i = 0; i < rows && !rc; i++) {
@@ -242,7 +261,7 @@ int an_view_stacks(an_report_t *r, an_view_opts_t *o, FILE *out)
                 rc = an_view_frames_text(r, o, &g.v[order[i]], out, MAX_FRAMES_SHOWN);
             }
             if (rows < n)
-                fprintf(out, "\n... %zu more stacks (--top N shows more)\n", n - rows);
+                fprintf(out, "\n... %zu more rows (--top N shows more)\n", n - rows);
         }
     }
     free(order);

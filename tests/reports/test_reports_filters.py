@@ -48,7 +48,7 @@ def main(t):
          rptest.rows_by_fn0(d))
     txt = rptest.text(t, path, "--leaks", "--top", "1")
     t.true("--top 1 text", "  1. 1000 B" in txt and "  2. " not in txt and
-           "... 3 more stacks" in txt, txt)
+           "... 3 more rows" in txt, txt)
 
     # --merge function: the three leak_small stacks differ only in main's line
     d = rptest.view(t, path, "--leaks", "--merge", "function")
