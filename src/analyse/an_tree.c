@@ -260,6 +260,13 @@ static void text_line(walk_t *w, size_t depth, const char *name, const char *mod
     if (depth > INDENT_MAX)
         used += fprintf(w->out, "[%zu] ", depth);
     used += fprintf(w->out, "%*s", (int)(2 * ind), "");
+    /* an unknown function's node name carries its module: show "?? +0xOFF" */
+    const char *plus = !strncmp(name, "?? ", 3) ? strrchr(name, '+') : NULL;
+    char unknown[48];
+    if (plus) {
+        snprintf(unknown, sizeof unknown, "?? %s", plus);
+        name = unknown;
+    }
     int room = (int)w->width - used - (module ? (int)strlen(module) + 3 : 0);
     if (room < 20)
         room = 20;
@@ -388,11 +395,14 @@ int an_view_tree(an_report_t *r, an_view_opts_t *o, FILE *out)
             size_t stacks = 0;
             for (size_t i = 0; i < g.n; i++)
                 stacks += an_model_key(&g.v[i].st, o->sort) != 0;
-            fprintf(out, "%s %s in %zu stacks; %s; subtrees under %.4g%% pruned\n\n",
-                    figure(o->sort, w.total, a), key_labels[o->sort], stacks,
+            fprintf(out, "%s %s in %zu stacks; %s; ", figure(o->sort, w.total, a),
+                    key_labels[o->sort], stacks,
                     o->bottom_up ? "bottom-up from the allocation sites out to main"
-                                 : "top-down from main",
-                    o->threshold);
+                                 : "top-down from main");
+            if (o->threshold > 0)
+                fprintf(out, "subtrees under %.4g%% pruned\n\n", o->threshold);
+            else
+                fprintf(out, "nothing pruned\n\n");
             fprintf(out, "%11s %6s %11s  %s\n", "inclusive", "", "self", "function");
         }
         rc = walk(&w, 0, 0, 0);
