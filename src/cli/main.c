@@ -13,6 +13,7 @@
 #include "analyse/an_cmd.h"
 #include "analyse/an_flame.h"
 #include "cli/cli.h"
+#include "corewalk/cw_cmd.h"
 
 typedef struct cli_command {
     const char *name;
@@ -35,6 +36,10 @@ static const cli_command_t commands[] = {
      "flamegraph [--cost allocations|bytes|leaked|peak|temporary] [--reverse] [--title T]\n"
      "                 [--width PX] -o OUT.svg FILE\n"
      "                 interactive SVG flamegraph of a profile"},
+    {"core", cw_main,
+     "core [--json] [--summary] [--fragmentation] [--leaks] [--chunks] [--no-symbols] (CORE | --pid PID)\n"
+     "                 glibc heap of a core file or a stopped live process: arenas, mallinfo2,\n"
+     "                 fragmentation, leak candidates"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,139 @@
+"""test_core_heap.py - `heapscope core` on a program whose heap is known.
+
+core_heap (core_heap.cpp) prints every block it made with the class its
+chunk must have (in_use, tcache, fastbin, smallbin, largebin, unsorted,
+mmapped) and its leak state, then glibc's own mallinfo2(), and waits.  The
+test reads it live (--pid), dumps it with gdb's gcore and reads the core
+(with libc's symbols and with --no-symbols, i.e. the structure heuristics),
+and checks each time: mallinfo2 equal field by field, every block's class,
+free bytes per bin kind, the leaks (exactly the lost blocks, none of the
+reachable ones; the cycle gives one definite and one indirect), the vtable
+name of the leaked C++ object, pinned memory.  A truncated copy of the core
+must be refused with exit status 1.
+"""
+import json
+import os
+import shutil
+import subprocess
+
+import hstest
+
+MI_FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+             "fsmblks", "uordblks", "fordblks", "keepcost")
+FREE_CLASSES = ("tcache", "fastbin", "unsorted", "smallbin", "largebin")
+
+
+def start(t):
+    p = subprocess.Popen([t.prog("core_heap")], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE)
+    blocks, mi = [], {}
+    for line in p.stdout:
+        w = line.decode().split()
+        if w[0] == "block":
+            blocks.append((int(w[1], 16), w[2], w[3]))
+        elif w[0] == "mallinfo2":
+            mi = {k: int(v) for k, v in (x.split("=") for x in w[1:])}
+        elif w[0] == "READY":
+            break
+    return p, blocks, mi
+
+
+def core_json(t, what, args):
+    argv = [t.heapscope, "core", "--json", "--summary", "--leaks", "--chunks",
+            "--fragmentation"] + args
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if r.returncode != 0:
+        raise hstest.HsError("%s: heapscope core exited %d: %s" %
+                             (what, r.returncode, r.stderr.decode()))
+    with open(os.path.join(t.dir, what.replace(" ", "_") + ".json"), "wb") as f:
+        f.write(r.stdout)
+    return json.loads(r.stdout)
+
+
+def check(t, what, j, blocks, mi):
+    for k in MI_FIELDS:
+        t.eq("%s: mallinfo2.%s" % (what, k), mi[k], j["mallinfo2"][k])
+    t.eq(what + ": arenas", 2, j["summary"]["arenas"])
+    t.eq(what + ": threads", 2, j["summary"]["threads"])
+    t.eq(what + ": tcache detected", True, j["glibc"]["tcache"])
+    t.eq(what + ": safe-linking detected (glibc 2.32+)", True, j["glibc"]["safe_linking"])
+    chunks = {c["address"]: c for c in j["chunks"]}
+    want_free = dict.fromkeys(FREE_CLASSES, 0)
+    for addr, cls, _ in blocks:
+        c = chunks.get(addr - 16)
+        if not t.true("%s: block %#x is a chunk" % (what, addr), c is not None):
+            continue
+        t.eq("%s: class of block %#x" % (what, addr), cls, c["class"])
+        if cls in want_free:
+            want_free[cls] += c["size"]
+    counts = {}
+    for _, cls, _ in blocks:
+        counts[cls] = counts.get(cls, 0) + 1
+    t.eq(what + ": classes made", {"in_use": 46, "tcache": 21, "fastbin": 5, "smallbin": 2,
+                                   "largebin": 2, "unsorted": 1, "mmapped": 1}, counts)
+    # free bytes per bin kind: exactly the program's frees (nothing else is freed)
+    for k in FREE_CLASSES:
+        t.eq("%s: free bytes in %s" % (what, k), want_free[k],
+             j["fragmentation"]["free_bytes"][k])
+    fr = j["fragmentation"]
+    t.eq(what + ": fragmentation = 1 - largest/total",
+         round(1 - fr["largest_free"] / fr["total_free"], 6), round(fr["fragmentation"], 6))
+    # pinned: free chunks (top excluded) below the highest live chunk of the main heap
+    main_heap = [p for p in fr["pinned"] if p["arena"] == 0][0]
+    pin = main_heap["pinned_by"]["address"]
+    t.eq(what + ": pinning chunk is in use", "in_use", chunks[pin]["class"])
+    below = sum(c["size"] for c in j["chunks"] if c["arena"] == 0 and c["address"] < pin
+                and c["class"] in FREE_CLASSES)
+    t.eq(what + ": pinned bytes of the main heap", below, main_heap["pinned_bytes"])
+    t.true(what + ": pinned bytes include the program's frees", below >= sum(
+        want_free[k] for k in ("smallbin", "largebin", "unsorted")))
+    # leaks
+    leaks = {x["address"]: x["kind"] for x in j["leaks"]}
+    mine = {a for a, _, _ in blocks}
+    for addr, _, leak in blocks:
+        if leak in ("definite", "indirect"):
+            t.eq("%s: leak state of %#x" % (what, addr), leak, leaks.get(addr))
+        elif leak == "reachable":
+            t.true("%s: reachable block %#x not reported" % (what, addr), addr not in leaks)
+    cyc = sorted(leaks.get(a) or "none" for a, _, l in blocks if l == "cycle")
+    t.eq(what + ": the lost cycle", ["definite", "indirect"], cyc)
+    t.eq(what + ": leaks among the program's blocks", 8, len([a for a in leaks if a in mine]))
+    groups = [g for g in j["leak_groups"] if g["label"] == "vtable for hs::Leaky"]
+    t.eq(what + ": leaked hs::Leaky named by its vtable", [(1, "definite", 144)],
+         [(g["count"], g["kind"], g["size"]) for g in groups])
+    t.eq(what + ": no problems reported", [], j["problems"])
+
+
+def main(t):
+    p, blocks, mi = start(t)
+    try:
+        t.true("program printed its mallinfo2", mi != {})
+        j = core_json(t, "live", ["--pid", str(p.pid)])
+        check(t, "live", j, blocks, mi)
+        gcore = shutil.which("gcore")
+        if not gcore:
+            raise hstest.HsError("gcore (gdb) not installed")
+        prefix = os.path.join(t.dir, "core")
+        subprocess.run([gcore, "-o", prefix, str(p.pid)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120, check=True)
+        core = "%s.%d" % (prefix, p.pid)
+    finally:
+        p.stdin.close()
+        p.wait(timeout=60)
+    check(t, "gcore", core_json(t, "gcore", [core]), blocks, mi)
+    j = core_json(t, "gcore no symbols", ["--no-symbols", core])
+    t.eq("heuristics found main_arena", "structure", j["glibc"]["found_by"])
+    check(t, "gcore no symbols", j, blocks, mi)
+    # a truncated core: refused, exit 1, no crash
+    cut = core + ".cut"
+    with open(core, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read(os.path.getsize(core) // 2))
+    r = subprocess.run([t.heapscope, "core", cut], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    t.eq("truncated core: exit status", 1, r.returncode)
+    t.true("truncated core: says so", b"truncated core" in r.stderr, r.stderr.decode())
+    os.remove(core)
+    os.remove(cut)
+
+
+hstest.main(main)
