@@ -8,7 +8,8 @@
  * there, so inclusive = self + the children's inclusive.  Children are
  * sorted by --sort (default bytes allocated); subtrees whose inclusive
  * figure is below --threshold percent of the total (or below --min-bytes /
- * --min-count) are pruned and summed into one "below threshold" line.
+ * --min-count) are pruned and summed into one "below threshold" line, as
+ * are the children past the first --top N (default 10 in text).
  * Recursion shows as nested nodes of the same function. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -301,17 +302,23 @@ static int walk(walk_t *w, size_t p, size_t depth, uint64_t parent_id)
     if (n == SIZE_MAX)
         return PF_ENOMEM;
     int rc = 0;
-    size_t pruned = 0;
+    size_t pruned = 0, past_top = 0, shown_n = 0;
     uint64_t pruned_key = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const tnode_t *c = &w->t->v[kids[i]];
-        if (!shown(w->t, w->o, kids[i], w->total)) {
+        int keep = shown(w->t, w->o, kids[i], w->total);
+        if (keep && shown_n >= w->o->filter.top) {
+            keep = 0;
+            past_top++;
+        }
+        if (!keep) {
             if (fig_key(&c->incl, w->o->sort)) {
                 pruned++;
                 pruned_key = an_add(pruned_key, fig_key(&c->incl, w->o->sort));
             }
             continue;
         }
+        shown_n++;
         uint64_t id = ++w->next_id;
         const char *mod = an_filter_module_name(w->r->prof, c->module);
         if (w->o->json) {
@@ -334,7 +341,13 @@ static int walk(walk_t *w, size_t p, size_t depth, uint64_t parent_id)
     }
     if (pruned && !w->o->json) {
         char name[96];
-        snprintf(name, sizeof name, "(%zu below threshold)", pruned);
+        if (!past_top)
+            snprintf(name, sizeof name, "(%zu below threshold)", pruned);
+        else if (past_top == pruned)
+            snprintf(name, sizeof name, "(%zu more, past --top %zu)", pruned, w->o->filter.top);
+        else
+            snprintf(name, sizeof name, "(%zu below threshold or past --top %zu)", pruned,
+                     w->o->filter.top);
         text_line(w, depth, name, NULL, pruned_key, 0, 0);
     }
     free(kids);

@@ -50,6 +50,13 @@ def main(t):
     t.true("--top 1 text", "  1. 1000 B" in txt and "  2. " not in txt and
            "... 3 more rows" in txt, txt)
 
+    # --top N in the tree: children per node
+    d = rptest.view(t, path, "--tree", "--threshold", "0", "--top", "3")
+    t.eq("--top 3 --tree nodes", ["main", "peak_site", "hist_site", "leak_big"],
+         [n["function"] for n in d["nodes"]])
+    txt = rptest.text(t, path, "--tree", "--threshold", "0", "--top", "3")
+    t.true("--top 3 --tree text", "(4 more, past --top 3)" in txt, txt)
+
     # --merge function: the three leak_small stacks differ only in main's line
     d = rptest.view(t, path, "--leaks", "--merge", "function")
     t.eq("--merge function --leaks", [("leak_big", 1000, 1), ("leak_small", 300, 3)],
