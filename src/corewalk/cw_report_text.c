@@ -16,10 +16,14 @@ static void layout(FILE *o, const cw_walk_t *w)
         fprintf(o, "%#llx\n", U(l->mp));
     else
         fprintf(o, "not found (mmapped figures from the chunks found)\n");
-    fprintf(o, "  tcache %s, safe-linking %s, heap_info %d bytes, mp_ %s hugepage fields\n",
-            l->tcache ? "yes" : "no",
-            l->safe_linking < 0 ? "unknown (no free list entry)" : l->safe_linking ? "yes" : "no",
-            l->heap_info_size ? l->heap_info_size : 0, l->mp_hp_fields ? "with" : "without");
+    fprintf(o, "  tcache %s, safe-linking %s, ", l->tcache ? "yes" : "no",
+            l->safe_linking < 0 ? "unknown (no free list entry)" : l->safe_linking ? "yes" : "no");
+    if (l->heap_info_size)
+        fprintf(o, "heap_info %d bytes, ", l->heap_info_size);
+    else
+        fprintf(o, "heap_info unknown (no thread arena), ");
+    fprintf(o, "mp_ %s\n", !l->have_mp ? "layout unknown" : l->mp_hp_fields ? "with hugepage fields (2.35+)"
+                                                                       : "without hugepage fields (<= 2.34)");
 }
 
 static void summary(FILE *o, const cw_walk_t *w)
