@@ -2,6 +2,8 @@
  * (an_view_group.h). */
 #include "analyse/an_view_group.h"
 
+#include "analyse/an_view_bars.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,23 +204,39 @@ int an_view_frames_text(an_report_t *r, const an_view_opts_t *o, const an_group_
         return rc;
     size_t n = shown_frames(o, &r->frames);
     char buf[FOLD_BUF];
+    unsigned width = an_view_bars_width(o->width);
     if (n == 0)
         fprintf(out, "      (no frames)\n");
     for (size_t i = 0; i < n && i < max; i++) {
         const an_frame_t *f = &r->frames.v[i];
-        fprintf(out, "      #%-2zu %s", i, shown_name(o, f, buf));
+        /* what follows the name, then the name cut to fit the width */
+        char rest[1200];
+        int len = 0;
         if (f->inlined)
-            fprintf(out, " [inlined]");
+            len += snprintf(rest + len, sizeof rest - (size_t)len, " [inlined]");
         if (f->file && o->filter.merge == AN_MERGE_NONE)
-            fprintf(out, "  %s:%" PRIu32, f->file, f->line);
+            len += snprintf(rest + len, sizeof rest - (size_t)len, "  %.900s:%" PRIu32, f->file,
+                            f->line);
         else if (f->file)
-            fprintf(out, "  %s", f->file);
+            len += snprintf(rest + len, sizeof rest - (size_t)len, "  %.900s", f->file);
         if (!strcmp(f->function, "??") && f->module >= 0)
-            fprintf(out, "  %s+0x%" PRIx64, an_filter_module_name(r->prof, f->module),
-                    f->address - r->prof->modules[f->module].load_bias);
+            snprintf(rest + len, sizeof rest - (size_t)len, "  %.200s+0x%" PRIx64,
+                     an_filter_module_name(r->prof, f->module),
+                     f->address - r->prof->modules[f->module].load_bias);
         else
-            fprintf(out, "  (%s)", an_filter_module_name(r->prof, f->module));
-        fputc('\n', out);
+            snprintf(rest + len, sizeof rest - (size_t)len, "  (%.200s)",
+                     an_filter_module_name(r->prof, f->module));
+        const char *name = shown_name(o, f, buf);
+        int room = (int)width - 10 - (int)strlen(rest);
+        if (room < 40)
+            room = 40; /* a long file name wraps rather than hiding the function */
+        char folded[FOLD_BUF];
+        if ((int)strlen(name) > room && !o->filter.fold_templates)
+            name = an_filter_fold(name, folded, sizeof folded); /* too long: fold first */
+        if ((int)strlen(name) > room)
+            fprintf(out, "      #%-2zu %.*s...%s\n", i, room - 3, name, rest);
+        else
+            fprintf(out, "      #%-2zu %s%s\n", i, name, rest);
     }
     if (n > max)
         fprintf(out, "      ... %zu more frames\n", n - max);
