@@ -14,6 +14,7 @@ must be refused with exit status 1.
 import json
 import os
 import shutil
+import struct
 import subprocess
 
 import hstest
@@ -104,6 +105,44 @@ def check(t, what, j, blocks, mi):
     t.eq(what + ": no problems reported", [], j["problems"])
 
 
+def patch_core(core, out, patches):
+    """Copies core to out with 8-byte words {address: value} overwritten
+    (addresses mapped to file offsets through the PT_LOAD headers)."""
+    with open(core, "rb") as f:
+        d = bytearray(f.read())
+    phoff, = struct.unpack_from("<Q", d, 32)
+    phnum, = struct.unpack_from("<H", d, 56)
+    for addr, val in patches.items():
+        for i in range(phnum):
+            typ, _, off, va, _, fsz, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
+            if typ == 1 and va <= addr < va + fsz:
+                struct.pack_into("<Q", d, off + addr - va, val)
+                break
+        else:
+            raise hstest.HsError("address %#x not in the core" % addr)
+    with open(out, "wb") as f:
+        f.write(d)
+
+
+def check_corrupt(t, core, blocks, j):
+    """A loop in a small bin and a bad chunk size in the main heap: both
+    reported, exit 0, and the thread arena is still walked."""
+    small = [a - 16 for a, c, _ in blocks if c == "smallbin"][0]
+    chunks = {c["address"]: c for c in j["chunks"]}
+    main_inuse = [c["address"] for c in j["chunks"] if c["arena"] == 0 and c["class"] == "in_use"]
+    victim = max(main_inuse)  # above every free chunk: the lists stay checkable
+    bad = core + ".bad"
+    patch_core(core, bad, {small + 16: small, victim + 8: 0x3})
+    jj = core_json(t, "corrupt", [bad])
+    probs = " | ".join(jj["problems"])
+    t.true("corrupt: bad size reported", "bad size 0x3 of chunk %#x" % victim in probs, probs)
+    t.true("corrupt: bin loop reported", "loop" in probs or "bk" in probs, probs)
+    thread = sorted(c["address"] for c in j["chunks"] if c["arena"] == 1)
+    t.eq("corrupt: thread arena still walked", thread,
+         sorted(c["address"] for c in jj["chunks"] if c["arena"] == 1))
+    os.remove(bad)
+
+
 def main(t):
     p, blocks, mi = start(t)
     try:
@@ -120,7 +159,9 @@ def main(t):
     finally:
         p.stdin.close()
         p.wait(timeout=60)
-    check(t, "gcore", core_json(t, "gcore", [core]), blocks, mi)
+    jg = core_json(t, "gcore", [core])
+    check(t, "gcore", jg, blocks, mi)
+    check_corrupt(t, core, blocks, jg)
     j = core_json(t, "gcore no symbols", ["--no-symbols", core])
     t.eq("heuristics found main_arena", "structure", j["glibc"]["found_by"])
     check(t, "gcore no symbols", j, blocks, mi)
