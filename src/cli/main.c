@@ -11,6 +11,7 @@
 
 #include "allocbench/ab_cmd.h"
 #include "analyse/an_cmd.h"
+#include "analyse/an_export.h"
 #include "analyse/an_flame.h"
 #include "cli/cli.h"
 #include "corewalk/cw_cmd.h"
@@ -40,6 +41,9 @@ static const cli_command_t commands[] = {
      "core [--json] [--summary] [--fragmentation] [--leaks] [--chunks] [--no-symbols] (CORE | --pid PID)\n"
      "                 glibc heap of a core file or a stopped live process: arenas, mallinfo2,\n"
      "                 fragmentation, leak candidates"},
+    {"export", an_export_main,
+     "export --format pprof|folded|speedscope|massif|json [--cost C] [-o OUT] FILE\n"
+     "                 write a profile for pprof, flamegraph.pl, speedscope or ms_print"},
 };
 
 static void usage(FILE *out)
