@@ -24,7 +24,7 @@ static void an_report_usage(FILE *out)
     fprintf(out,
             "usage: heapscope report [VIEW] [FILTERS] [--json] FILE\n"
             "\n"
-            "Summarise a heapscope profile: totals, peak, leaks and the top allocation stacks,\n"
+            "Summarise a heapscope profile (totals, peak, leaks and the top stacks),\n"
             "or answer one question with a view (docs/REPORTS.md).\n"
             "\n"
             "views (one at a time; default: the summary report):\n"
