@@ -5,6 +5,7 @@ chunk must have (in_use, tcache, fastbin, smallbin, largebin, unsorted,
 mmapped) and its leak state, then glibc's own mallinfo2(), and waits.  The
 test reads it live (--pid), dumps it with gdb's gcore and reads the core
 (with libc's symbols and with --no-symbols, i.e. the structure heuristics),
+then reads a core the kernel writes for a second run (SIGABRT),
 and checks each time: mallinfo2 equal field by field, every block's class,
 free bytes per bin kind, the leaks (exactly the lost blocks, none of the
 reachable ones; the cycle gives one definite and one indirect), the vtable
@@ -12,7 +13,10 @@ name of the leaked C++ object, pinned memory.  A truncated copy of the core
 must be refused with exit status 1.
 """
 import json
+import glob
 import os
+import resource
+import signal
 import shutil
 import struct
 import subprocess
@@ -24,9 +28,9 @@ MI_FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
 FREE_CLASSES = ("tcache", "fastbin", "unsorted", "smallbin", "largebin")
 
 
-def start(t):
+def start(t, cwd=None, preexec_fn=None):
     p = subprocess.Popen([t.prog("core_heap")], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE)
+                         stdout=subprocess.PIPE, cwd=cwd, preexec_fn=preexec_fn)
     blocks, mi = [], {}
     for line in p.stdout:
         w = line.decode().split()
@@ -143,6 +147,28 @@ def check_corrupt(t, core, blocks, j):
     os.remove(bad)
 
 
+def kernel_core(t):
+    """A second run dumped by the kernel (SIGABRT, RLIMIT_CORE unlimited),
+    when core_pattern writes a plain file; checked like the others."""
+    with open("/proc/sys/kernel/core_pattern") as f:
+        pattern = f.read().strip()
+    if pattern.startswith("|") or "/" in pattern:
+        print("kernel core not checked: core_pattern is %r" % pattern)
+        return
+    d = os.path.join(t.dir, "kernel")
+    os.mkdir(d)
+    unlimited = lambda: resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY,
+                                                                  resource.RLIM_INFINITY))
+    p, blocks, mi = start(t, cwd=d, preexec_fn=unlimited)
+    p.send_signal(signal.SIGABRT)
+    p.wait(timeout=60)
+    cores = glob.glob(os.path.join(d, "core*"))
+    if not t.true("kernel wrote a core", len(cores) == 1, str(os.listdir(d))):
+        return
+    check(t, "kernel core", core_json(t, "kernel core", [cores[0]]), blocks, mi)
+    os.remove(cores[0])
+
+
 def main(t):
     p, blocks, mi = start(t)
     try:
@@ -175,6 +201,7 @@ def main(t):
     t.true("truncated core: says so", b"truncated core" in r.stderr, r.stderr.decode())
     os.remove(core)
     os.remove(cut)
+    kernel_core(t)
 
 
 hstest.main(main)
