@@ -52,3 +52,8 @@ def graph_entries(text):
         elif ln.strip():
             cur.append(ln)
     return entries
+
+
+def json_of(t, args):
+    """`heapscope ARGS` (exit 0), stdout parsed as JSON."""
+    return json.loads(heapscope(t, args)[0])

@@ -1,0 +1,35 @@
+/* an_diff_sites.h - the per-stack figures of two profiles, keyed by their
+ * symbolised frames and matched (internal to an_diff*.c). */
+#ifndef AN_DIFF_SITES_H
+#define AN_DIFF_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyse/an_report.h"
+
+enum { DF_ALLOCS, DF_BYTES, DF_LEAKED, DF_PEAK, DF_NFIG };
+
+typedef struct df_site {
+    char *key;        /* "function\x1f" "file\x1f" "line\x1e" per frame, innermost first */
+    int side;         /* while collecting: 0 = A, 1 = B */
+    int in[2];        /* seen in A, in B */
+    uint64_t fig[2][DF_NFIG];
+} df_site_t;
+
+typedef struct df_sites {
+    df_site_t *v;
+    size_t n, cap;
+} df_sites_t;
+
+/* Append one entry per stack of the loaded profile r, as side 0 or 1.
+ * Returns PF_OK or PF_ENOMEM. */
+int df_collect(df_sites_t *s, an_report_t *r, int side);
+
+/* Merge entries with the same key (summing each side), leaving one site
+ * per distinct stack with in[] set.  Returns PF_OK or PF_ENOMEM. */
+int df_match(df_sites_t *s);
+
+void df_free(df_sites_t *s);
+
+#endif
