@@ -11,6 +11,7 @@
 
 #include "allocbench/ab_cmd.h"
 #include "analyse/an_cmd.h"
+#include "analyse/an_diff.h"
 #include "analyse/an_export.h"
 #include "analyse/an_flame.h"
 #include "cli/cli.h"
@@ -29,6 +30,9 @@ static const cli_command_t commands[] = {
     {"report", an_report_main,
      "report [--json] [--top N] FILE\n"
      "                 summary and top allocation stacks of a profile"},
+    {"diff", an_diff_main,
+     "diff [--sort allocations|bytes|leaked|peak] [--top N] [--json] A B\n"
+     "                 what changed per stack from profile A to profile B"},
     {"bench", ab_main,
      "bench [--allocators glibc,jemalloc,tcmalloc,mimalloc|PATH,...] [--repeat N] [--csv FILE]\n"
      "                 [--svg DIR] [WORKLOAD...] [-- COMMAND ARGS...]; bench --list\n"
