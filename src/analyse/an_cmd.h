@@ -5,8 +5,10 @@
 
 #include <stdio.h>
 
-/* `heapscope report [--json] [--top N] [--help] FILE`; argv[0] is "report".
- * Prints the report on stdout.  Returns the exit status: 0 success, 1 the
+/* `heapscope report [VIEW] [FILTERS] [--json] [--top N] [--help] FILE`;
+ * argv[0] is "report".  VIEW is one of --leaks, --peak, --temporary,
+ * --histogram, --timeline, --tree, --mprof (docs/REPORTS.md); without one
+ * the summary report.  Prints the report on stdout.  Returns the exit status: 0 success, 1 the
  * profile cannot be read (message on stderr), 2 bad usage. */
 int an_report_main(int argc, char **argv);
 
