@@ -42,6 +42,7 @@ typedef struct pp_build {
     size_t fn_cap;
     pp_location_t *loc;       /* loc[locs.n] */
     size_t loc_cap;
+    size_t n_loc_init;        /* loc[0 .. n_loc_init) initialised */
     pp_sample_t *samples;
     size_t n_samples;
     pp_mapping_t *maps;
@@ -115,6 +116,7 @@ static uint64_t pp_location(pp_build_t *b, const an_frame_t *v, size_t n)
             return 0;
         pp_location_t *l = &b->loc[i];
         perftools__profiles__location__init(l);
+        b->n_loc_init = (size_t)i + 1;
         l->id = (uint64_t)i + 1;
         l->mapping_id = v[0].module >= 0 ? (uint64_t)v[0].module + 1 : 0;
         l->address = v[0].address;
@@ -177,7 +179,7 @@ static int pp_sample(pp_build_t *b, an_report_t *r, const an_stats_t *s)
 
 static void pp_free(pp_build_t *b)
 {
-    for (size_t i = 0; i < b->locs.n && b->loc; i++) {
+    for (size_t i = 0; i < b->n_loc_init; i++) {
         if (b->loc[i].n_line)
             free(b->loc[i].line[0]);
         free(b->loc[i].line);
