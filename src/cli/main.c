@@ -14,6 +14,7 @@
 #include "analyse/an_diff.h"
 #include "analyse/an_export.h"
 #include "analyse/an_flame.h"
+#include "analyse/an_html.h"
 #include "cli/cli.h"
 #include "corewalk/cw_cmd.h"
 
@@ -41,6 +42,9 @@ static const cli_command_t commands[] = {
      "flamegraph [--cost allocations|bytes|leaked|peak|temporary] [--reverse] [--title T]\n"
      "                 [--width PX] -o OUT.svg FILE\n"
      "                 interactive SVG flamegraph of a profile"},
+    {"html", an_html_main,
+     "html [--title T] -o OUT.html FILE\n"
+     "                 self-contained interactive HTML report of a profile"},
     {"core", cw_main,
      "core [--json] [--summary] [--fragmentation] [--leaks] [--chunks] [--no-symbols] (CORE | --pid PID)\n"
      "                 glibc heap of a core file or a stopped live process: arenas, mallinfo2,\n"

@@ -31,3 +31,27 @@ def chromium_shot(path, png, cwd, size="1280,2000"):
     _run(["--screenshot=" + os.path.abspath(png), "--window-size=" + size,
           "file://" + os.path.abspath(path)], cwd)
     return os.path.exists(png)
+
+
+def element(dom, ident):
+    """(attributes string, text) of the element with id `ident` in a DOM
+    dump, or (None, None)."""
+    import re
+    m = re.search(r'<(\w+)([^>]*\bid="%s"[^>]*)>([^<]*)' % re.escape(ident), dom)
+    return (m.group(2), m.group(3)) if m else (None, None)
+
+
+def attr(dom, ident, name):
+    import re
+    a, _ = element(dom, ident)
+    m = a and re.search(r'\b%s="([^"]*)"' % re.escape(name), a)
+    return m.group(1) if m else None
+
+
+def page_data(path):
+    """The JSON data embedded in a `heapscope html` page."""
+    import json
+    import re
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1)) if m else None
