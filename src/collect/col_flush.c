@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect/col_internal.h"
@@ -488,9 +489,14 @@ int col_flush(int kind)
         free(m.e);
         return -1;
     }
+    /* A device or FIFO named as the output (col_output.c) is written
+     * directly: renaming NAME.tmp over it would replace the device. */
+    struct stat st;
+    int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = direct ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                    : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         rc = errno;
     } else {
@@ -514,9 +520,9 @@ int col_flush(int kind)
         rc = pf_out_end(&out);
         if (close(fd) < 0 && !rc)
             rc = errno;
-        if (!rc && rename(tmp, path) < 0)
+        if (!rc && !direct && rename(tmp, path) < 0)
             rc = errno;
-        if (rc)
+        if (rc && !direct)
             unlink(tmp);
     }
     free(m.e);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect/col_internal.h"
@@ -55,7 +56,10 @@ static void expand(char *out, size_t cap, const char *pattern, int *has_pid)
     out[n] = 0;
 }
 
-/* 1 claimed, 0 taken, -1 cannot create (errno set). */
+/* 1 claimed, 0 taken, -1 cannot create (errno set).  An existing path
+ * that is not a regular file (/dev/null, /dev/full, a FIFO) is claimed as
+ * it is: the profile is written into it directly (col_flush.c), never
+ * replaced and never put next to it under another name. */
 static int claim(const char *name)
 {
     int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -63,6 +67,9 @@ static int claim(const char *name)
         close(fd);
         return 1;
     }
+    struct stat st;
+    if (errno == EEXIST && stat(name, &st) == 0 && !S_ISREG(st.st_mode))
+        return 1;
     return errno == EEXIST ? 0 : -1;
 }
 
