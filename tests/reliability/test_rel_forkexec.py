@@ -1,0 +1,46 @@
+"""e2e_rel_forkexec: a shell running a pipeline of Debian programs (sh -c
+with sort, uniq, wc: fork, exec, pipes) and make running a two-rule
+makefile, under heapscope: the same stdout and exit status (also a
+failing pipeline's 3); the shell's profile and every child's read back.
+"""
+import os
+import shutil
+
+import hstest
+import rltest
+
+PIPE = ("for i in $(seq 1 300); do echo line$((i % 37)); done | sort | uniq -c "
+        "| sort -rn | head -5; printf 'x\\ny\\n' | wc -l")
+MAKEFILE = "all: b\n\tcat b\nb: a\n\ttr a-z A-Z < a > b\na:\n\techo hello make > a\n"
+
+
+def main(t):
+    sh = shutil.which("sh")
+    r = rltest.run_both(t, [sh, "-c", PIPE], "sh.hsp")
+    t.eq("pipeline exit status", 0, r.rc)
+    t.true("pipeline output", b"2\n" in r.stdout, r.text())
+    rltest.check_profile(t, r.out, 10)
+    kids = rltest.children(r.out)
+    t.true("children's profiles (%d) for seq, sort, uniq, head, wc" % len(kids), len(kids) >= 5)
+    for k in kids:
+        rltest.check_profile(t, k, 0)
+    r = rltest.run_both(t, [sh, "-c", "echo out; false | true; exit 3"], "sh3.hsp")
+    t.eq("exit 3 kept", 3, r.rc)
+    make = shutil.which("make")
+    if make:
+        with open(os.path.join(t.dir, "Makefile"), "w") as f:
+            f.write(MAKEFILE)
+        plain = t._exec([make, "-s"], None, None, b"", t.dir, 60, None)
+        for f in ("a", "b"):
+            os.unlink(os.path.join(t.dir, f))
+        r = t.run(make, args=["-s"], out="make.hsp", opts=["-q"], expect_rc=None)
+        t.eq("make: exit status", plain.rc, r.rc)
+        t.eq("make: stdout", plain.stdout, r.stdout)
+        t.eq("make: output", b"HELLO MAKE\n", r.stdout)
+        rltest.check_profile(t, r.out, 10)
+        for k in rltest.children(r.out):
+            rltest.check_profile(t, k, 0)
+
+
+if __name__ == "__main__":
+    hstest.main(main)
