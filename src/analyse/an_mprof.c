@@ -27,6 +27,7 @@ int an_mprof_print(an_report_t *r, FILE *out, int json)
         an_json_kv_u64(jp, "bytes", mp.total_bytes);
         an_json_kv_u64(jp, "frees", mp.total_frees);
         an_json_kv_u64(jp, "kept", mp.total_kept);
+        an_json_kv_u64(jp, "truncated_stacks", mp.truncated_stacks);
         an_json_object_end(jp);
     } else {
         fprintf(out, "--------- MPROF (heapscope) of %s ------------\n\n", r->path);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/profile.h"
+
 int mp_class(uint64_t n)
 {
     if (n <= 32)
@@ -236,8 +238,10 @@ int mp_build(mp_t *mp, an_report_t *r)
                 break;
             }
         }
+        int cut = (st->flags & PF_STACK_TRUNCATED) != 0;
+        mp->truncated_stacks += cut;
         if (rc == PF_OK)
-            rc = add_stack(mp, p, st, chain, d, rooted || d <= MP_LEAK_DEPTH);
+            rc = add_stack(mp, p, st, chain, d, rooted || (!cut && d <= MP_LEAK_DEPTH));
     }
     free(chain);
     return rc;

@@ -65,6 +65,7 @@ typedef struct mp {
     mp_bin_t bins[MP_NBINS];
     mp_bin_t big;               /* sizes above 1024 */
     uint64_t total_allocs, total_bytes, total_frees, total_kept;
+    size_t truncated_stacks;    /* stacks the depth cap cut (no root) */
 } mp_t;
 
 /* The size class of a request of n bytes. */

@@ -436,6 +436,10 @@ int mp_print_graph(mp_t *mp, FILE *out, an_json_t *j)
         fprintf(out, "index    +       self (%%)   | size-func   | frac        |  called/recur   name [index]\n");
         fprintf(out, "        desc                |     \\desc   |     \\desc   |  called/total       descendents\n");
         fputs(SEPARATOR, out);
+        if (mp->truncated_stacks)
+            fprintf(out, "note: the depth cap cut %zu stacks: their outermost functions are "
+                         "missing, so callers and self + desc of those functions can disagree\n",
+                    mp->truncated_stacks);
         for (size_t i = 0; i < g.n_units; i++)
             print_entry(out, mp, &g, g.order[i], tmp);
     }

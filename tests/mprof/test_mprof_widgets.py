@@ -60,7 +60,8 @@ def main(t):
     t.true("no consistency complaint", "disagree" not in text)
 
     j = mptest.mprof_json(t, r.out)
-    t.eq("json totals", {"allocs": 10000, "bytes": 2040000, "frees": 5000, "kept": 1020000},
+    t.eq("json totals", {"allocs": 10000, "bytes": 2040000, "frees": 5000, "kept": 1020000,
+                          "truncated_stacks": 0},
          j["totals"])
     t.eq("json bins", [{"size": 204, "allocs": 10000, "bytes": 2040000, "frees": 5000,
                         "kept": 1020000}], j["bins"])
