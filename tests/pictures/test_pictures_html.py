@@ -26,6 +26,9 @@ def main(t):
     p = subprocess.run([t.heapscope, "html", "-o", "known.html", "--title", "known <&>", r.out],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if p.returncode:
+        if b"built without the page" in p.stderr:
+            print("heapscope built without the HTML assets (cmake/embed.cmake): skipped")
+            sys.exit(77)
         raise hstest.HsError("html failed: " + p.stderr.decode())
     page = open("known.html", encoding="utf-8").read()
     t.true("offline: no src= or href= attribute", not re.search(r'\b(src|href)\s*=', page))
