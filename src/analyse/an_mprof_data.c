@@ -143,14 +143,31 @@ static mp_edge_t *edge_get(mp_t *mp, uint32_t parent, uint32_t child)
     return &mp->edges[mp->n_edges - 1];
 }
 
+static uint64_t leak_hash(const uint32_t *f, int n, int rooted)
+{
+    uint64_t h = (uint64_t)rooted * 0x9e3779b97f4a7c15ull + (uint64_t)n;
+    for (int i = 0; i < n; i++)
+        h = pair_hash((uint32_t)h ^ (uint32_t)(h >> 32), f[i]);
+    return h;
+}
+
+static uint64_t leak_key(const mp_t *mp, size_t i)
+{
+    return leak_hash(mp->leaks[i].f, mp->leaks[i].n, mp->leaks[i].rooted);
+}
+
 /* The leak record of this path (merged by function names, as mprof's
  * default -leaktable does); NULL when out of memory. */
 static mp_leak_t *leak_get(mp_t *mp, const uint32_t *f, int n, int rooted)
 {
-    for (size_t i = 0; i < mp->n_leaks; i++) {
-        mp_leak_t *l = &mp->leaks[i];
-        if (l->n == n && l->rooted == rooted && !memcmp(l->f, f, (size_t)n * sizeof *f))
-            return l;
+    uint64_t h = leak_hash(f, n, rooted);
+    if (mp->lhash_cap) {
+        size_t s = h & (mp->lhash_cap - 1);
+        for (; mp->lhash[s]; s = (s + 1) & (mp->lhash_cap - 1)) {
+            mp_leak_t *l = &mp->leaks[mp->lhash[s] - 1];
+            if (l->n == n && l->rooted == rooted && !memcmp(l->f, f, (size_t)n * sizeof *f))
+                return l;
+        }
     }
     if (grow((void **)&mp->leaks, &mp->cap_leaks, mp->n_leaks, sizeof *mp->leaks))
         return NULL;
@@ -159,7 +176,16 @@ static mp_leak_t *leak_get(mp_t *mp, const uint32_t *f, int n, int rooted)
     memcpy(l->f, f, (size_t)n * sizeof *f);
     l->n = n;
     l->rooted = rooted;
-    return l;
+    if (2 * mp->n_leaks > mp->lhash_cap) {
+        if (rehash(&mp->lhash, &mp->lhash_cap, mp->n_leaks, leak_key, mp))
+            return NULL;
+    } else {
+        size_t s = h & (mp->lhash_cap - 1);
+        while (mp->lhash[s])
+            s = (s + 1) & (mp->lhash_cap - 1);
+        mp->lhash[s] = (uint32_t)mp->n_leaks;
+    }
+    return &mp->leaks[mp->n_leaks - 1];
 }
 
 /* Credit one stack's counter entries to functions, pairs, leaks, bins. */
@@ -256,6 +282,7 @@ void mp_free(mp_t *mp)
     free(mp->edges);
     free(mp->ehash);
     free(mp->leaks);
+    free(mp->lhash);
     memset(mp, 0, sizeof *mp);
 }
 

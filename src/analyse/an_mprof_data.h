@@ -62,6 +62,8 @@ typedef struct mp {
     size_t ehash_cap;
     mp_leak_t *leaks;
     size_t n_leaks, cap_leaks;
+    uint32_t *lhash;
+    size_t lhash_cap;
     mp_bin_t bins[MP_NBINS];
     mp_bin_t big;               /* sizes above 1024 */
     uint64_t total_allocs, total_bytes, total_frees, total_kept;
