@@ -44,7 +44,7 @@ endif
 # Targets run their prerequisites in order (deps before build before test);
 # the build itself is parallel through cmake --build -j.
 .NOTPARALLEL:
-.PHONY: all build configure deps demo test install clean help
+.PHONY: all build configure deps demo test install clean help check-sanitize
 
 all: build
 
@@ -80,6 +80,17 @@ demo: deps build
 
 test: deps build
 	cd $(BUILD_DIR) && $(CTEST) --output-on-failure -j 2 $(CTEST_ARGS)
+
+# check-sanitize: everything built with AddressSanitizer and UBSan in
+# build-asan, then the tests that can run there: unit tests and the replay
+# of the fuzz corpus (the reader and every report on hostile profiles).
+# The e2e tests are not registered under HEAPSCOPE_SANITIZE (the ASan
+# runtime cannot be preloaded into uninstrumented programs).
+check-sanitize: deps
+	$(CMAKE) -S . -B build-asan $(CMAKE_FLAGS) -DHEAPSCOPE_SANITIZE=ON -DHEAPSCOPE_BUILD_BENCH=OFF
+	$(CMAKE) --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(CTEST) --output-on-failure -j 2 -L 'unit|fuzz-replay'
 
 # DESTDIR=... is honoured by cmake --install (for packaging).
 install: build
