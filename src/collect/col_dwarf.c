@@ -49,8 +49,12 @@ typedef struct cfi_memo {
     int n;
     int end; /* how the walk ended after frame n-1; MEMO_NONE: no memo */
     uintptr_t ip[MEMO_MAX], sp[MEMO_MAX], bp[MEMO_MAX];
-    uintptr_t ra_slot[MEMO_MAX], bp_slot[MEMO_MAX]; /* 0: not read */
-    uintptr_t next_ip[MEMO_MAX], next_bp[MEMO_MAX]; /* what they held */
+    /* the words frame i's step read and what they held; a frame that did
+     * not read rbp repeats its return-address slot, and the last frame of
+     * a walk that ended at its rule points at `memo_nothing`, so that the
+     * check needs no branch per frame */
+    uintptr_t ra_slot[MEMO_MAX], bp_slot[MEMO_MAX];
+    uintptr_t next_ip[MEMO_MAX], next_bp[MEMO_MAX];
 } cfi_memo_t;
 
 typedef struct cfi_cache {
@@ -191,17 +195,15 @@ UT_INLINE int in_stack(uintptr_t a, uintptr_t lo, uintptr_t hi)
  * state at j matched, and each later state follows from the rule (same ip,
  * same cached rule) and the words the step read, so equal words mean equal
  * frames.  The words lie between the current frame and the stack top. */
-static int memo_verify(const cfi_memo_t *m, int j)
+static const uintptr_t memo_nothing = 0;
+
+UT_INLINE int memo_verify(const cfi_memo_t *m, int j)
 {
-    for (int i = j; i < m->n; i++) {
-        if (!m->ra_slot[i])
-            continue; /* the last frame of a walk that ended at its rule */
-        if (*(const uintptr_t *)m->ra_slot[i] != m->next_ip[i])
-            return 0;
-        if (m->bp_slot[i] && *(const uintptr_t *)m->bp_slot[i] != m->next_bp[i])
-            return 0;
-    }
-    return 1;
+    uintptr_t diff = 0;
+    for (int i = j; i < m->n; i++)
+        diff |= (*(const uintptr_t *)m->ra_slot[i] ^ m->next_ip[i]) |
+                (*(const uintptr_t *)m->bp_slot[i] ^ m->next_bp[i]);
+    return diff == 0;
 }
 
 UT_NOINLINE int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
@@ -278,7 +280,8 @@ UT_NOINLINE int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, 
                 /* the previous walk was cut by the depth cap sooner than
                  * this one is: go on walking from the state after it */
                 ip = nw->next_ip[n - 1];
-                bp = nw->next_bp[n - 1];
+                bp = nw->bp_slot[n - 1] == nw->ra_slot[n - 1] ? nw->bp[n - 1] /* rbp kept */
+                                                              : nw->next_bp[n - 1];
                 sp = nw->ra_slot[n - 1] + 8;
                 j = old->n;
                 continue;
@@ -292,8 +295,8 @@ UT_NOINLINE int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, 
         ips[n] = nw->ip[n] = ip;
         nw->sp[n] = sp;
         nw->bp[n] = bp;
-        nw->ra_slot[n] = 0;
-        nw->bp_slot[n] = 0;
+        nw->ra_slot[n] = nw->bp_slot[n] = (uintptr_t)&memo_nothing;
+        nw->next_ip[n] = nw->next_bp[n] = 0;
         n++;
         cfi_rule_t r = rule_of(c, ip);
         if (r.kind == CFI_RULE_LAST) {
@@ -311,12 +314,14 @@ UT_NOINLINE int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, 
                 return -1;
             bp = *(const uintptr_t *)at;
             nw->bp_slot[n - 1] = at;
+        } else {
+            nw->bp_slot[n - 1] = cfa - 8;
         }
         ip = *(const uintptr_t *)(cfa - 8);
         sp = cfa;
         nw->ra_slot[n - 1] = cfa - 8;
         nw->next_ip[n - 1] = ip;
-        nw->next_bp[n - 1] = bp;
+        nw->next_bp[n - 1] = r.rbp_saved ? bp : ip;
         if (ip == 0) {
             nw->end = MEMO_ZERO;
             break;
