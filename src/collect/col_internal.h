@@ -285,7 +285,8 @@ UT_INLINE uint32_t col_shadow_take(const void *ptr)
     return v;
 }
 /* Exact sizes of blocks whose slack does not fit in the shadow value. */
-void col_shadow_size_put(const void *ptr, uint64_t size);
+/* 0, or -1 when the side table cannot grow (the size is not kept). */
+int col_shadow_size_put(const void *ptr, uint64_t size);
 uint64_t col_shadow_size_take(const void *ptr);
 void col_shadow_atfork_prepare(void);
 void col_shadow_atfork_release(void);

@@ -34,11 +34,18 @@ static void *map(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* One leaf mapped ahead (address space only, MAP_NORESERVE): when the
+ * program has used up its address space (RLIMIT_AS) the next leaf still
+ * comes from here, so the blocks it gets in its last megabytes are still
+ * tracked.  Refilled whenever a leaf is installed and mmap works. */
+static uint32_t *spare_leaf;
+
 int col_shadow_init(void)
 {
     col_shadow.shift = col_proc.granule_shift;
     col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_BITS);
     col_shadow.dir = map(col_shadow.dir_len * sizeof *col_shadow.dir);
+    spare_leaf = map(LEAF_SIZE * sizeof(uint32_t));
     return col_shadow.dir ? 0 : -1;
 }
 
@@ -46,8 +53,17 @@ int col_shadow_init(void)
 UT_COLD uint32_t *col_shadow_leaf_install(uint64_t d)
 {
     uint32_t *leaf = map(LEAF_SIZE * sizeof(uint32_t));
-    if (!leaf)
-        return NULL;
+    if (!leaf) {
+        leaf = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);
+        if (!leaf)
+            return NULL;
+    } else if (__atomic_load_n(&spare_leaf, __ATOMIC_RELAXED) == NULL) {
+        uint32_t *spare = map(LEAF_SIZE * sizeof(uint32_t));
+        uint32_t *none = NULL;
+        if (spare && !__atomic_compare_exchange_n(&spare_leaf, &none, spare, 0, __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_RELAXED))
+            munmap(spare, LEAF_SIZE * sizeof(uint32_t));
+    }
     uint32_t *expect = NULL;
     if (!__atomic_compare_exchange_n(&col_shadow.dir[d], &expect, leaf, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
@@ -116,17 +132,22 @@ static int side_grow(stripe_t *s)
     return 0;
 }
 
-void col_shadow_size_put(const void *ptr, uint64_t size)
+int col_shadow_size_put(const void *ptr, uint64_t size)
 {
     uintptr_t p = (uintptr_t)ptr;
     stripe_t *s = stripe_of(p);
     ut_spin_lock(&s->lock);
-    if ((!s->tab || (s->used + 1) * 2 > s->mask + 1) && side_grow(s) < 0) {
-        ut_spin_unlock(&s->lock);
-        return;
+    /* Grow at half full; past that, a full table still takes entries up to
+     * 7/8 (probes get longer, nothing is lost) while mmap fails. */
+    if (!s->tab || (s->used + 1) * 2 > s->mask + 1) {
+        if (side_grow(s) < 0 && (!s->tab || (s->used + 1) * 8 > (s->mask + 1) * 7)) {
+            ut_spin_unlock(&s->lock);
+            return -1;
+        }
     }
     side_insert(s, p, size);
     ut_spin_unlock(&s->lock);
+    return 0;
 }
 
 /* Remove ptr's exact size (backward-shift deletion keeps probes short). */

@@ -3,10 +3,9 @@
 - rl_nomem: impossible requests and RLIMIT_AS exhaustion fail exactly as
   without heapscope (same stdout); rl_nomem_site's allocations in the
   profile = the blocks the program got (its stderr), all freed, no unknown
-  frees.  FAILS today: when RLIMIT_AS stops the collector mapping a shadow
-  leaf, the allocation is counted but not marked live, so its free is
-  "unknown" and the stack shows a false leak (col_shadow.c/col_record.c,
-  reported to the integrator).
+  frees.  When RLIMIT_AS stops the collector mapping a shadow leaf it takes
+  the leaf it mapped ahead (col_shadow.c); a block it still cannot mark
+  live goes to the "lost" pseudo-stack, never to a false leak.
 """
 import re
 
