@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyse/an_cmd.h"
@@ -262,9 +263,14 @@ int cli_run_main(int argc, char **argv)
     }
     if (o.output && !strstr(o.output, "%")) {
         char tmp[PATH_MAX + 8];
-        unlink(o.output); /* the profile is ours to replace */
+        struct stat st;
+        /* An old profile is ours to replace; a device or FIFO (/dev/null)
+         * is written into, never removed, even when we run as root. */
+        if (lstat(o.output, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(o.output);
         snprintf(tmp, sizeof tmp, "%s.tmp", o.output);
-        unlink(tmp);
+        if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(tmp);
     }
     fflush(NULL);
     signal(SIGINT, SIG_IGN);
