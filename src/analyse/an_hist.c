@@ -49,7 +49,8 @@ static int add_stack(const pf_profile_t *p, const pf_stack_t *st, hist_row_t **r
 /* Sort rows by size and sum equal ones; returns the new count. */
 static size_t merge_rows(hist_row_t *rows, size_t n)
 {
-    qsort(rows, n, sizeof *rows, cmp_row);
+    if (n > 1)
+        qsort(rows, n, sizeof *rows, cmp_row);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         if (o && rows[o - 1].lo == rows[i].lo && rows[o - 1].hi == rows[i].hi) {
