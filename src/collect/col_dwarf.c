@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "collect/col_dwarf.h"
+#include "collect/col_internal.h"
 #include "common/ut_compiler.h"
 
 #define MAX_MODULES 1024
@@ -71,11 +72,6 @@ static int rebuild_lock;
 static _Thread_local cfi_cache_t *tls_cache __attribute__((tls_model("initial-exec")));
 static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
 
-static void *map(size_t size)
-{
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
 
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -113,7 +109,7 @@ static void modules_rebuild(void)
 {
     if (__atomic_exchange_n(&rebuild_lock, 1, __ATOMIC_ACQUIRE))
         return; /* another thread is at it; this call falls back */
-    cfi_modules_t *x = map(sizeof *x);
+    cfi_modules_t *x = col_vm_map(sizeof *x);
     if (x) {
         x->n = 0;
         dl_iterate_phdr(add_module, x);
@@ -173,7 +169,7 @@ UT_COLD static cfi_cache_t *cache_new(void)
 {
     if (tls_exited)
         return NULL;
-    cfi_cache_t *c = map(sizeof *c);
+    cfi_cache_t *c = col_vm_map(sizeof *c);
     tls_cache = c;
     return c;
 }

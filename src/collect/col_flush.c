@@ -7,8 +7,9 @@
  * made in, so nodes land between the right MODULE_LOAD/UNLOAD records.
  * Counters are merged across all thread states at every flush.
  *
- * Runs with the writer lock and the re-entrancy guard held; its memory
- * comes from the real allocator. */
+ * Runs with the writer lock and the re-entrancy guard held.  Its tables
+ * are mapped (col_vm.c), so the program's arenas never hold them; only the
+ * small per-record buffer comes from the real allocator. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +51,7 @@ static uint32_t node_hash(uint32_t parent, uintptr_t ip)
 static int node_index_grow(void)
 {
     uint32_t cap = node_mask ? (node_mask + 1) * 2 : 4096;
-    uint32_t *idx = calloc(cap, sizeof *idx);
+    uint32_t *idx = col_vm_map((size_t)cap * sizeof *idx);
     if (!idx)
         return -1;
     for (uint32_t n = 1; n <= nnodes; n++) {
@@ -59,7 +60,7 @@ static int node_index_grow(void)
             i = (i + 1) & (cap - 1);
         idx[i] = n;
     }
-    free(node_index);
+    col_vm_unmap(node_index, node_mask ? (size_t)(node_mask + 1) * sizeof *idx : 0);
     node_index = idx;
     node_mask = cap - 1;
     return 0;
@@ -76,7 +77,7 @@ static uint32_t node_get(uint32_t parent, uintptr_t ip, uint32_t epoch)
             return n;
     if (nnodes == capnodes) {
         uint32_t cap = capnodes ? capnodes * 2 : 4096;
-        node_t *nn = realloc(nodes, cap * sizeof *nn);
+        node_t *nn = col_vm_grow(nodes, (size_t)capnodes * sizeof *nn, (size_t)cap * sizeof *nn);
         if (!nn)
             return 0;
         nodes = nn;
@@ -95,7 +96,7 @@ void col_flush_intern_pending(void)
         uint32_t cap = cap_leaf ? cap_leaf : 1024;
         while (cap < count + 1)
             cap *= 2;
-        uint32_t *l = realloc(stack_leaf, cap * sizeof *l);
+        uint32_t *l = col_vm_grow(stack_leaf, (size_t)cap_leaf * sizeof *l, (size_t)cap * sizeof *l);
         if (!l)
             return;
         stack_leaf = l;
@@ -130,11 +131,17 @@ typedef struct merge_tab {
     uint32_t mask, used;
 } merge_tab_t;
 
+static void merge_free(merge_tab_t *m)
+{
+    col_vm_unmap(m->e, m->e ? (size_t)(m->mask + 1) * sizeof *m->e : 0);
+    m->e = NULL;
+}
+
 static merged_t *merge_slot(merge_tab_t *m, uint32_t stack_id, uint64_t size)
 {
-    if ((m->used + 1) * 2 > m->mask + 1) {
+    if ((m->used + 1) * 4 > (m->mask + 1) * 3) { /* at most 3/4 full */
         uint32_t cap = m->mask ? (m->mask + 1) * 2 : 4096;
-        merged_t *e = calloc(cap, sizeof *e);
+        merged_t *e = col_vm_map((size_t)cap * sizeof *e);
         if (!e)
             return NULL;
         for (uint32_t i = 0; m->e && i <= m->mask; i++) {
@@ -146,7 +153,7 @@ static merged_t *merge_slot(merge_tab_t *m, uint32_t stack_id, uint64_t size)
                 j = (j + 1) & (cap - 1);
             e[j] = m->e[i];
         }
-        free(m->e);
+        merge_free(m);
         m->e = e;
         m->mask = cap - 1;
     }
@@ -481,12 +488,12 @@ int col_flush(int kind)
     int rc = merge_all(&m, &tot);
     /* a fork child that never allocated leaves no profile behind */
     if (rc == 0 && (col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events) {
-        free(m.e);
+        merge_free(&m);
         return 0;
     }
     const char *path = rc == 0 ? col_output_path() : NULL;
     if (!path) {
-        free(m.e);
+        merge_free(&m);
         return -1;
     }
     /* A device or FIFO named as the output (col_output.c) is written
@@ -525,7 +532,7 @@ int col_flush(int kind)
         if (rc && !direct)
             unlink(tmp);
     }
-    free(m.e);
+    merge_free(&m);
     if (rc) {
         if (!reported_error)
             col_log("heapscope: cannot write the profile %s: %s\n", path, strerror(rc));

@@ -43,6 +43,12 @@ void col_config_load(void);
 
 #define COL_MAX_DEPTH 256
 
+/* ---- the collector's own memory (col_vm.c) ---------------------------- */
+
+void *col_vm_map(size_t size);                  /* zeroed, MAP_NORESERVE; NULL */
+void col_vm_unmap(void *p, size_t size);        /* p may be NULL */
+void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* mremap; NULL */
+
 /* ---- real allocator (col_boot.c) -------------------------------------- */
 
 typedef struct col_real {

@@ -27,12 +27,6 @@
 /* The map itself; its lookups are inline (col_shadow_slot, col_internal.h). */
 col_shadow_map_t col_shadow;
 
-static void *map(size_t size)
-{
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
 
 /* One leaf mapped ahead (address space only, MAP_NORESERVE): when the
  * program has used up its address space (RLIMIT_AS) the next leaf still
@@ -44,21 +38,21 @@ int col_shadow_init(void)
 {
     col_shadow.shift = col_proc.granule_shift;
     col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_BITS);
-    col_shadow.dir = map(col_shadow.dir_len * sizeof *col_shadow.dir);
-    spare_leaf = map(LEAF_SIZE * sizeof(uint32_t));
+    col_shadow.dir = col_vm_map(col_shadow.dir_len * sizeof *col_shadow.dir);
+    spare_leaf = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
     return col_shadow.dir ? 0 : -1;
 }
 
 /* Map leaf d on its first use; two threads may race, one leaf wins. */
 UT_COLD uint32_t *col_shadow_leaf_install(uint64_t d)
 {
-    uint32_t *leaf = map(LEAF_SIZE * sizeof(uint32_t));
+    uint32_t *leaf = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
     if (!leaf) {
         leaf = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);
         if (!leaf)
             return NULL;
     } else if (__atomic_load_n(&spare_leaf, __ATOMIC_RELAXED) == NULL) {
-        uint32_t *spare = map(LEAF_SIZE * sizeof(uint32_t));
+        uint32_t *spare = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
         uint32_t *none = NULL;
         if (spare && !__atomic_compare_exchange_n(&spare_leaf, &none, spare, 0, __ATOMIC_ACQ_REL,
                                                   __ATOMIC_RELAXED))
@@ -118,7 +112,7 @@ static int side_grow(stripe_t *s)
     uint32_t cap = s->tab ? (s->mask + 1) * 2 : 256;
     side_entry_t *old = s->tab;
     uint32_t old_cap = s->tab ? s->mask + 1 : 0;
-    side_entry_t *tab = map((size_t)cap * sizeof *tab);
+    side_entry_t *tab = col_vm_map((size_t)cap * sizeof *tab);
     if (!tab)
         return -1;
     s->tab = tab;

@@ -33,12 +33,6 @@ static uint32_t count;          /* last id handed out */
 static stack_index_t *index_cur;
 static int insert_lock;
 
-static void *map(size_t size)
-{
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
 
 static uint64_t stack_hash(const uintptr_t *ips, int depth)
 {
@@ -53,7 +47,7 @@ static uint64_t stack_hash(const uintptr_t *ips, int depth)
 
 static stack_index_t *index_new(uint32_t cap)
 {
-    stack_index_t *x = map(sizeof *x + (size_t)cap * sizeof(uint32_t));
+    stack_index_t *x = col_vm_map(sizeof *x + (size_t)cap * sizeof(uint32_t));
     if (x)
         x->mask = cap - 1;
     return x;
@@ -63,8 +57,8 @@ static uint32_t add_record(const uintptr_t *ips, int depth, unsigned flags, uint
 
 int col_stack_init(void)
 {
-    records = map(RECORDS_BYTES);
-    offsets = map((size_t)MAX_STACKS * sizeof(uint64_t));
+    records = col_vm_map(RECORDS_BYTES);
+    offsets = col_vm_map((size_t)MAX_STACKS * sizeof(uint64_t));
     index_cur = index_new(INDEX_INITIAL);
     if (!records || !offsets || !index_cur)
         return -1;

@@ -30,12 +30,6 @@ static int live_threads, max_live_threads, threads_seen;
 
 #define INDEX_INITIAL 1024u
 
-static void *map(size_t size)
-{
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
 
 static void update_slack(void)
 {
@@ -44,10 +38,10 @@ static void update_slack(void)
 
 static col_thread_t *state_new(void)
 {
-    col_thread_t *t = map(sizeof *t);
+    col_thread_t *t = col_vm_map(sizeof *t);
     if (!t)
         return NULL;
-    t->index = map(INDEX_INITIAL * sizeof(uint32_t));
+    t->index = col_vm_map(INDEX_INITIAL * sizeof(uint32_t));
     if (!t->index)
         return NULL;
     t->index_mask = INDEX_INITIAL - 1;
@@ -197,7 +191,7 @@ static inline col_entry_t *entry_at(col_thread_t *t, uint32_t n)
 static int index_grow(col_thread_t *t)
 {
     uint32_t cap = (t->index_mask + 1) * 2;
-    uint32_t *idx = map((size_t)cap * sizeof(uint32_t));
+    uint32_t *idx = col_vm_map((size_t)cap * sizeof(uint32_t));
     if (!idx)
         return -1;
     for (uint32_t n = 0; n < t->nentries; n++) {
@@ -242,7 +236,7 @@ col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t 
     col_entry_t **chunk = &t->chunks[n >> COL_CHUNK_BITS];
     if (!*chunk) {
         int saved = errno;
-        col_entry_t *c = map(COL_CHUNK_ENTRIES * sizeof(col_entry_t));
+        col_entry_t *c = col_vm_map(COL_CHUNK_ENTRIES * sizeof(col_entry_t));
         errno = saved;
         if (!c)
             return NULL;

@@ -1,0 +1,32 @@
+/* col_vm.c - the collector's own memory, straight from mmap.
+ *
+ * Nothing the collector keeps comes from the profiled program's malloc:
+ * its tables would show up in the program's arenas (and in its peak RSS),
+ * fragment them, and after a flush freed them glibc would keep the pages.
+ * Mappings are MAP_NORESERVE, so only the pages touched cost memory, and
+ * what a flush frees goes back to the kernel at once. */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "collect/col_internal.h"
+
+void *col_vm_map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void col_vm_unmap(void *p, size_t size)
+{
+    if (p && size)
+        munmap(p, size);
+}
+
+void *col_vm_grow(void *p, size_t old_size, size_t new_size)
+{
+    if (!p || !old_size)
+        return col_vm_map(new_size);
+    void *q = mremap(p, old_size, new_size, MREMAP_MAYMOVE);
+    return q == MAP_FAILED ? NULL : q;
+}
