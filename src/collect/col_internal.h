@@ -361,7 +361,12 @@ typedef struct col_module {
  * the writer lock. */
 int col_modules_scan(void);
 col_module_t *col_modules_list(size_t *count);
-uint32_t col_modules_epoch(void);
+extern uint32_t col_modules_epoch_value;
+/* Bumped by every scan that saw a module load or unload. */
+UT_INLINE uint32_t col_modules_epoch(void)
+{
+    return __atomic_load_n(&col_modules_epoch_value, __ATOMIC_ACQUIRE);
+}
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
 int col_modules_code_range(uintptr_t ip, uintptr_t *lo, uintptr_t *hi); /* lock-free */
 

@@ -20,7 +20,7 @@
 
 static col_module_t *mods;
 static size_t nmods, capmods;
-static uint32_t epoch = 1;
+uint32_t col_modules_epoch_value = 1; /* read inline: col_modules_epoch() */
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
 static char exe_path[4096];
 
@@ -166,7 +166,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
     m->bias = info->dlpi_addr;
     m->start = lo;
     m->end = hi;
-    m->epoch_load = epoch;
+    m->epoch_load = col_modules_epoch_value;
     read_build_id(info, m);
     nmods++;
     s->changed = 1;
@@ -209,7 +209,7 @@ int col_modules_scan(void)
     for (size_t i = 0; i < before; i++) {
         if (!mods[i].t_unload && !s.present[i]) {
             mods[i].t_unload = s.now ? s.now : 1;
-            mods[i].epoch_unload = epoch;
+            mods[i].epoch_unload = col_modules_epoch_value;
             s.changed = 1;
         }
     }
@@ -218,7 +218,7 @@ int col_modules_scan(void)
     seen_subs = c[1];
     if (s.changed) {
         exec_ranges_rebuild();
-        __atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&col_modules_epoch_value, 1, __ATOMIC_RELEASE);
         col_unwind_modules_changed();
     }
     return s.changed;
@@ -230,10 +230,6 @@ col_module_t *col_modules_list(size_t *count)
     return mods;
 }
 
-uint32_t col_modules_epoch(void)
-{
-    return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
-}
 
 /* The address range of libheapscope.so itself. */
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi)

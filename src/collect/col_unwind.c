@@ -257,9 +257,29 @@ void col_unwind_report(void)
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
 }
 
+/* The memo check alone, first and small: a repeated stack (the common
+ * case) costs a few dozen instructions, anything else takes the full walk.
+ * The memo's first frame was never heapscope's own, so when the hook's
+ * frame is that frame, with the same return address, nothing is to be
+ * skipped; the rest is fp_memo_holds, as in the full walk. */
 int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
                   uint64_t expect, uint64_t *token)
 {
+    const fp_memo_t *m = tls_fp_memo;
+    uintptr_t fp = (uintptr_t)frame;
+    if (UT_LIKELY(m != NULL) && m->nv > 0 && m->fp[0] == fp &&
+        ((const uintptr_t *)fp)[1] == m->w1[0]) {
+        uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+        uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : lo + UNKNOWN_STACK_SPAN;
+        if (fp_memo_holds(m, fp, col_modules_epoch(), lo, hi)) {
+            if (m->token != expect)
+                memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
+            if (m->end == FP_END_TRUNC)
+                *flags |= PF_STACK_TRUNCATED;
+            *token = m->token;
+            return m->n;
+        }
+    }
     return unwind_fp(t, frame, ips, max, flags, 1, expect, token);
 }
 
