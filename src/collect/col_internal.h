@@ -122,13 +122,22 @@ typedef struct col_entry {
     int64_t peak_blocks, peak_bytes; /* live partials at the last peak */
 } col_entry_t;
 
+#define COL_MAX_STACKS (1u << 24) /* stack ids fit the shadow value's 24 bits */
+#define COL_BYID_BITS 12          /* a leaf of by_id covers 4096 stack ids */
+#define COL_BYID_LEAVES (COL_MAX_STACKS >> COL_BYID_BITS)
+
 #define COL_CHUNK_BITS 12
 #define COL_CHUNK_ENTRIES (1u << COL_CHUNK_BITS)
 #define COL_MAX_CHUNKS 1024 /* 4M entries per thread */
 
+typedef struct col_byid {
+    uint32_t entry; /* entry number + 1, 0 = none */
+    uint32_t next;  /* stack id, 0 = none */
+} col_byid_t;
+
 typedef struct col_thread {
     /* --- owner-only hot fields --- */
-    uint32_t *index;        /* open addressing: entry number + 1 */
+    uint64_t *index;        /* open addressing: stack id << 32 | entry number + 1 */
     uint32_t index_mask;
     uint32_t index_used;
     col_entry_t *last;      /* entry of the previous lookup */
@@ -142,6 +151,12 @@ typedef struct col_thread {
     uint32_t nentries;      /* published with release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
     col_entry_t *chunks[COL_MAX_CHUNKS];
+    /* Per stack id, in leaves mapped on first use: the entry number + 1 of
+     * the stack's last used size key, and the stack this thread allocated
+     * from next, last time.  Ids are handed out in the order stacks are
+     * first seen, so a program repeating its pattern walks this table (and
+     * its entries) in order, where the hashed indexes jump. */
+    col_byid_t *by_id[COL_BYID_LEAVES];
     /* --- registry --- */
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
@@ -156,6 +171,10 @@ int col_thread_max_live(void);           /* most threads alive at once */
 int col_thread_seen(void);               /* threads that ever attached */
 col_thread_t *col_thread_all(void);      /* head of the registry list */
 col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t size);
+/* The stack this thread allocated from after stack id last time (0: none),
+ * and remembering it. */
+uint32_t col_thread_next_guess(const col_thread_t *t, uint32_t id);
+void col_thread_set_next(col_thread_t *t, uint32_t id, uint32_t next);
 int col_thread_live_count(void);
 void col_thread_lock_shared(void);
 void col_thread_unlock_shared(void);
@@ -222,8 +241,9 @@ void col_record_publish_thread(col_thread_t *t);
 
 typedef struct col_stack_rec {
     uint64_t hash;
-    uint32_t depth;
-    uint32_t flags;         /* PF_STACK_* */
+    uint16_t depth;         /* <= COL_MAX_DEPTH */
+    uint16_t flags;         /* PF_STACK_* */
+    uint32_t id;            /* the index finds records, records name their id */
     uintptr_t ips[];
 } col_stack_rec_t;
 

@@ -143,6 +143,21 @@ static inline uint64_t block_size(const void *ptr, uint32_t v)
     return usable_size(ptr) - slack;
 }
 
+/* The id of a stack other than the previous one (prev): the one that
+ * followed prev last time if these are its frames (no hashing, and the
+ * records of a repeating pattern are read in order), else interned. */
+static uint32_t stack_of(col_thread_t *t, uint32_t prev, const uintptr_t *ips, int n,
+                         unsigned flags)
+{
+    uint32_t guess = prev ? col_thread_next_guess(t, prev) : 0;
+    if (guess && col_stack_is(guess, ips, n))
+        return guess;
+    uint32_t id = col_stack_intern(ips, n, flags);
+    if (prev)
+        col_thread_set_next(t, prev, id);
+    return id;
+}
+
 void col_record_alloc(void *ptr, size_t size, const void *frame)
 {
     col_thread_t *t = col_tls_self;
@@ -158,7 +173,7 @@ void col_record_alloc(void *ptr, size_t size, const void *frame)
     uint32_t id = t->memo_id;
     if (!token || token != t->memo_token) {
         if (!id || !col_stack_is(id, ips, n))
-            t->memo_id = id = col_stack_intern(ips, n, flags);
+            t->memo_id = id = stack_of(t, id, ips, n, flags);
         t->memo_token = token;
     }
     account_alloc(t, ptr, size, id);

@@ -16,14 +16,16 @@
 #include "common/ut_spin.h"
 #include "heapscope/profile.h"
 
-#define MAX_STACKS (1u << 24)              /* ids must fit the shadow value */
-#define RECORDS_BYTES (4ull << 30)         /* reserved, touched as used */
+#define RECORDS_BYTES (4ull << 30)         /* reserved, touched as used; offset / 8 fits 32 bits */
 #define INDEX_INITIAL (1u << 14)
 
 typedef struct stack_index {
     uint32_t mask;
     uint32_t used;
-    uint32_t slots[]; /* stack id, 0 = empty */
+    /* (hash >> 32) << 32 | (record offset / 8 + 1); 0 = empty.  The tag
+     * settles most probes without touching a record, and the offset finds
+     * the record without going through offsets[]. */
+    uint64_t slots[];
 } stack_index_t;
 
 static unsigned char *records;
@@ -47,7 +49,7 @@ static uint64_t stack_hash(const uintptr_t *ips, int depth)
 
 static stack_index_t *index_new(uint32_t cap)
 {
-    stack_index_t *x = col_vm_map(sizeof *x + (size_t)cap * sizeof(uint32_t));
+    stack_index_t *x = col_vm_map(sizeof *x + (size_t)cap * sizeof(uint64_t));
     if (x)
         x->mask = cap - 1;
     return x;
@@ -58,7 +60,7 @@ static uint32_t add_record(const uintptr_t *ips, int depth, unsigned flags, uint
 int col_stack_init(void)
 {
     records = col_vm_map(RECORDS_BYTES);
-    offsets = col_vm_map((size_t)MAX_STACKS * sizeof(uint64_t));
+    offsets = col_vm_map((size_t)COL_MAX_STACKS * sizeof(uint64_t));
     index_cur = index_new(INDEX_INITIAL);
     if (!records || !offsets || !index_cur)
         return -1;
@@ -74,6 +76,11 @@ const col_stack_rec_t *col_stack_get(uint32_t id)
 uint32_t col_stack_count(void)
 {
     return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+}
+
+static inline const col_stack_rec_t *slot_rec(uint64_t slot)
+{
+    return (const col_stack_rec_t *)(records + (uint64_t)((uint32_t)slot - 1) * 8);
 }
 
 static inline int same(const col_stack_rec_t *r, const uintptr_t *ips, int depth, uint64_t h)
@@ -92,11 +99,14 @@ static uint32_t find(const stack_index_t *x, const uintptr_t *ips, int depth, ui
 {
     uint32_t i = (uint32_t)h & x->mask;
     for (;;) {
-        uint32_t id = __atomic_load_n(&x->slots[i], __ATOMIC_ACQUIRE);
-        if (id == 0)
+        uint64_t slot = __atomic_load_n(&x->slots[i], __ATOMIC_ACQUIRE);
+        if (slot == 0)
             return 0;
-        if (same(col_stack_get(id), ips, depth, h))
-            return id;
+        if ((slot >> 32) == (h >> 32)) {
+            const col_stack_rec_t *r = slot_rec(slot);
+            if (same(r, ips, depth, h))
+                return r->id;
+        }
         i = (i + 1) & x->mask;
     }
 }
@@ -106,7 +116,8 @@ static void index_put(stack_index_t *x, uint32_t id, uint64_t h)
     uint32_t i = (uint32_t)h & x->mask;
     while (x->slots[i])
         i = (i + 1) & x->mask;
-    __atomic_store_n(&x->slots[i], id, __ATOMIC_RELEASE);
+    uint64_t slot = (h >> 32) << 32 | (offsets[id] / 8 + 1);
+    __atomic_store_n(&x->slots[i], slot, __ATOMIC_RELEASE);
     x->used++;
 }
 
@@ -114,15 +125,16 @@ static void index_put(stack_index_t *x, uint32_t id, uint64_t h)
 static uint32_t add_record(const uintptr_t *ips, int depth, unsigned flags, uint64_t h)
 {
     size_t size = sizeof(col_stack_rec_t) + (size_t)depth * sizeof(uintptr_t);
-    if (count + 1 >= MAX_STACKS || records_used + size > RECORDS_BYTES)
+    if (count + 1 >= COL_MAX_STACKS || records_used + size > RECORDS_BYTES)
         return 0;
     col_stack_rec_t *r = (col_stack_rec_t *)(records + records_used);
     r->hash = h;
-    r->depth = (uint32_t)depth;
-    r->flags = flags;
+    r->depth = (uint16_t)depth;
+    r->flags = (uint16_t)flags;
     if (depth)
         memcpy(r->ips, ips, (size_t)depth * sizeof *ips);
     uint32_t id = count + 1;
+    r->id = id;
     offsets[id] = records_used;
     records_used += (size + 7) & ~(size_t)7;
     __atomic_store_n(&count, id, __ATOMIC_RELEASE);
@@ -144,7 +156,7 @@ UT_COLD static uint32_t insert(const uintptr_t *ips, int depth, unsigned flags, 
                 if (y) {
                     for (uint32_t s = 0; s <= x->mask; s++)
                         if (x->slots[s])
-                            index_put(y, x->slots[s], col_stack_get(x->slots[s])->hash);
+                            index_put(y, slot_rec(x->slots[s])->id, slot_rec(x->slots[s])->hash);
                     __atomic_store_n(&index_cur, y, __ATOMIC_RELEASE);
                     x = y; /* the old index stays mapped for readers */
                 }

@@ -41,7 +41,7 @@ static col_thread_t *state_new(void)
     col_thread_t *t = col_vm_map(sizeof *t);
     if (!t)
         return NULL;
-    t->index = col_vm_map(INDEX_INITIAL * sizeof(uint32_t));
+    t->index = col_vm_map(INDEX_INITIAL * sizeof *t->index);
     if (!t->index)
         return NULL;
     t->index_mask = INDEX_INITIAL - 1;
@@ -182,6 +182,13 @@ static inline uint32_t entry_hash(uint32_t stack_id, uint64_t key)
     return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
+/* An index slot: the stack id (probes compare it without touching the
+ * entry) and the entry number + 1 (0 = empty). */
+static inline uint64_t index_slot(uint32_t stack_id, uint32_t n)
+{
+    return (uint64_t)stack_id << 32 | (n + 1);
+}
+
 static inline col_entry_t *entry_at(col_thread_t *t, uint32_t n)
 {
     return &t->chunks[n >> COL_CHUNK_BITS][n & (COL_CHUNK_ENTRIES - 1)];
@@ -191,7 +198,7 @@ static inline col_entry_t *entry_at(col_thread_t *t, uint32_t n)
 static int index_grow(col_thread_t *t)
 {
     uint32_t cap = (t->index_mask + 1) * 2;
-    uint32_t *idx = col_vm_map((size_t)cap * sizeof(uint32_t));
+    uint64_t *idx = col_vm_map((size_t)cap * sizeof *idx);
     if (!idx)
         return -1;
     for (uint32_t n = 0; n < t->nentries; n++) {
@@ -199,24 +206,77 @@ static int index_grow(col_thread_t *t)
         uint32_t i = entry_hash(e->stack_id, e->size) & (cap - 1);
         while (idx[i])
             i = (i + 1) & (cap - 1);
-        idx[i] = n + 1;
+        idx[i] = index_slot(e->stack_id, n);
     }
-    munmap(t->index, (size_t)(t->index_mask + 1) * sizeof(uint32_t));
+    munmap(t->index, (size_t)(t->index_mask + 1) * sizeof *idx);
     t->index = idx;
     t->index_mask = cap - 1;
     return 0;
 }
 
+static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t key, uint32_t *num);
+
+/* stack_id's by_id slot, its leaf mapped if needed; NULL without memory. */
+static col_byid_t *by_id_slot(col_thread_t *t, uint32_t stack_id)
+{
+    col_byid_t **leaf = &t->by_id[stack_id >> COL_BYID_BITS];
+    if (UT_UNLIKELY(*leaf == NULL)) {
+        int saved = errno;
+        *leaf = col_vm_map(sizeof(col_byid_t) << COL_BYID_BITS);
+        errno = saved;
+        if (*leaf == NULL)
+            return NULL;
+    }
+    return &(*leaf)[stack_id & ((1u << COL_BYID_BITS) - 1)];
+}
+
+uint32_t col_thread_next_guess(const col_thread_t *t, uint32_t id)
+{
+    const col_byid_t *leaf = t->by_id[id >> COL_BYID_BITS];
+    return leaf ? leaf[id & ((1u << COL_BYID_BITS) - 1)].next : 0;
+}
+
+void col_thread_set_next(col_thread_t *t, uint32_t id, uint32_t next)
+{
+    col_byid_t *b = by_id_slot(t, id);
+    if (b)
+        b->next = next;
+}
+
 col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t key)
+{
+    const col_byid_t *leaf = t->by_id[stack_id >> COL_BYID_BITS];
+    if (UT_LIKELY(leaf != NULL)) {
+        uint32_t n = leaf[stack_id & ((1u << COL_BYID_BITS) - 1)].entry;
+        if (n) {
+            col_entry_t *e = entry_at(t, n - 1);
+            if (e->size == key)
+                return t->last = e;
+        }
+    }
+    uint32_t num;
+    col_entry_t *e = entry_hashed(t, stack_id, key, &num);
+    col_byid_t *b = e ? by_id_slot(t, stack_id) : NULL;
+    if (b)
+        b->entry = num + 1;
+    return e;
+}
+
+/* The hashed index over all (stack, size key) entries; creates them. */
+static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t key, uint32_t *num)
 {
     uint32_t i = entry_hash(stack_id, key) & t->index_mask;
     for (;;) {
-        uint32_t slot = t->index[i];
+        uint64_t slot = t->index[i];
         if (slot == 0)
             break;
-        col_entry_t *e = entry_at(t, slot - 1);
-        if (e->stack_id == stack_id && e->size == key)
-            return t->last = e;
+        if ((uint32_t)(slot >> 32) == stack_id) {
+            col_entry_t *e = entry_at(t, (uint32_t)slot - 1);
+            if (e->size == key) {
+                *num = (uint32_t)slot - 1;
+                return t->last = e;
+            }
+        }
         i = (i + 1) & t->index_mask;
     }
     /* new entry */
@@ -247,8 +307,9 @@ col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t 
     e->size = key;
     e->peak_gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
     __atomic_store_n(&t->nentries, n + 1, __ATOMIC_RELEASE);
-    t->index[i] = n + 1;
+    t->index[i] = index_slot(stack_id, n);
     t->index_used++;
+    *num = n;
     return t->last = e;
 }
 
