@@ -137,7 +137,7 @@ typedef struct col_byid {
 
 typedef struct col_thread {
     /* --- owner-only hot fields --- */
-    uint64_t *index;        /* open addressing: stack id << 32 | entry number + 1 */
+    uint64_t *index;        /* open addressing: hash tag << 32 | entry number + 1 */
     uint32_t index_mask;
     uint32_t index_used;
     col_entry_t *last;      /* entry of the previous lookup */

@@ -176,17 +176,19 @@ void col_thread_unlock_shared(void)
 
 /* ---- the (stack, size) table -------------------------------------------- */
 
-static inline uint32_t entry_hash(uint32_t stack_id, uint64_t key)
+/* 64 bits: the low 32 (folded) pick the slot, the high 32 are the slot's
+ * tag, so a probe rarely reads an entry that is not the one it wants
+ * (one stack may have hundreds of size keys). */
+static inline uint64_t entry_hash(uint32_t stack_id, uint64_t key)
 {
     uint64_t h = ((uint64_t)stack_id * 0x9e3779b97f4a7c15ull) ^ (key * 0xc2b2ae3d27d4eb4full);
-    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+    return (h & 0xffffffff00000000ull) | ((uint32_t)(h >> 32) ^ (uint32_t)h);
 }
 
-/* An index slot: the stack id (probes compare it without touching the
- * entry) and the entry number + 1 (0 = empty). */
-static inline uint64_t index_slot(uint32_t stack_id, uint32_t n)
+/* An index slot: the tag of the entry's hash and its number + 1 (0 = empty). */
+static inline uint64_t index_slot(uint64_t h, uint32_t n)
 {
-    return (uint64_t)stack_id << 32 | (n + 1);
+    return (h & 0xffffffff00000000ull) | (n + 1);
 }
 
 static inline col_entry_t *entry_at(col_thread_t *t, uint32_t n)
@@ -203,10 +205,11 @@ static int index_grow(col_thread_t *t)
         return -1;
     for (uint32_t n = 0; n < t->nentries; n++) {
         col_entry_t *e = entry_at(t, n);
-        uint32_t i = entry_hash(e->stack_id, e->size) & (cap - 1);
+        uint64_t h = entry_hash(e->stack_id, e->size);
+        uint32_t i = (uint32_t)h & (cap - 1);
         while (idx[i])
             i = (i + 1) & (cap - 1);
-        idx[i] = index_slot(e->stack_id, n);
+        idx[i] = index_slot(h, n);
     }
     munmap(t->index, (size_t)(t->index_mask + 1) * sizeof *idx);
     t->index = idx;
@@ -265,14 +268,15 @@ col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t 
 /* The hashed index over all (stack, size key) entries; creates them. */
 static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t key, uint32_t *num)
 {
-    uint32_t i = entry_hash(stack_id, key) & t->index_mask;
+    uint64_t h = entry_hash(stack_id, key);
+    uint32_t i = (uint32_t)h & t->index_mask;
     for (;;) {
         uint64_t slot = t->index[i];
         if (slot == 0)
             break;
-        if ((uint32_t)(slot >> 32) == stack_id) {
+        if ((slot >> 32) == (h >> 32)) {
             col_entry_t *e = entry_at(t, (uint32_t)slot - 1);
-            if (e->size == key) {
+            if (e->stack_id == stack_id && e->size == key) {
                 *num = (uint32_t)slot - 1;
                 return t->last = e;
             }
@@ -289,7 +293,7 @@ static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t ke
         errno = saved;
         if (rc < 0)
             return NULL;
-        i = entry_hash(stack_id, key) & t->index_mask;
+        i = (uint32_t)h & t->index_mask;
         while (t->index[i])
             i = (i + 1) & t->index_mask;
     }
@@ -307,7 +311,7 @@ static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t ke
     e->size = key;
     e->peak_gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
     __atomic_store_n(&t->nentries, n + 1, __ATOMIC_RELEASE);
-    t->index[i] = index_slot(stack_id, n);
+    t->index[i] = index_slot(h, n);
     t->index_used++;
     *num = n;
     return t->last = e;
