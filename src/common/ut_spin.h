@@ -5,11 +5,22 @@
 #ifndef UT_SPIN_H
 #define UT_SPIN_H
 
+#include <sched.h>
+
+/* Spins briefly, then yields the CPU: with more threads than cores, the
+ * holder may have been preempted, and spinning until the waiter's own time
+ * slice ends would cost milliseconds per acquisition (8 threads meeting
+ * the same new stacks on 2 cores spent 28% of a run here). */
 static inline void ut_spin_lock(int *l)
 {
+    unsigned spins = 0;
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++spins < 100)
+                __builtin_ia32_pause();
+            else
+                sched_yield();
+        }
 }
 
 static inline void ut_spin_unlock(int *l)
