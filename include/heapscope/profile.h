@@ -22,7 +22,7 @@
 #define PF_MAGIC_LEN 8
 #define PF_HEADER_SIZE 16
 #define PF_VERSION_MAJOR 1
-#define PF_VERSION_MINOR 0
+#define PF_VERSION_MINOR 1 /* 1: TOTALS gained `untracked` */
 
 /* Largest payload a reader accepts for one record (bytes). */
 #define PF_MAX_RECORD (1u << 30)

@@ -68,6 +68,7 @@ static void an_model_summary(an_model_t *m)
         s->threads = t->threads;
         s->unknown_frees = t->unknown_frees;
         s->lost_allocations = t->lost_allocations;
+        s->untracked_allocations = t->untracked;
         s->shadow_overwrites = t->shadow_overwrites;
         s->rss_peak = t->rss_peak;
         s->leaked_allocations = an_sub(t->allocations, t->frees);

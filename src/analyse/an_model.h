@@ -47,6 +47,7 @@ typedef struct an_summary {
     uint64_t threads;
     uint64_t unknown_frees;
     uint64_t lost_allocations;
+    uint64_t untracked_allocations; /* not marked live: their frees are unknown */
     uint64_t shadow_overwrites;
     uint64_t rss_peak;
 } an_summary_t;

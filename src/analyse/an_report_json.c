@@ -39,6 +39,7 @@ static void json_summary(an_report_t *r, an_json_t *j)
     an_json_kv_u64(j, "threads", s->threads);
     an_json_kv_u64(j, "unknown_frees", s->unknown_frees);
     an_json_kv_u64(j, "lost_allocations", s->lost_allocations);
+    an_json_kv_u64(j, "untracked_allocations", s->untracked_allocations);
     an_json_kv_u64(j, "shadow_overwrites", s->shadow_overwrites);
     an_json_kv_u64(j, "rss_peak", s->rss_peak);
     an_json_kv_u64(j, "stacks", r->model.n_stats);

@@ -40,6 +40,12 @@ int an_warnings_add(an_model_t *m)
                             "%s frees of pointers heapscope never saw allocated (allocated "
                             "before it started, or through a path it does not hook)",
                             an_units_count(s->unknown_frees, a));
+    if (s->untracked_allocations)
+        rc |= an_model_warn(m,
+                            "%s allocations not tracked: the collector could not map memory "
+                            "to mark them live (address space exhausted); they are in no total "
+                            "and their frees count as unknown frees",
+                            an_units_count(s->untracked_allocations, a));
     if (s->lost_allocations)
         rc |= an_model_warn(m,
                             "%s allocations lost: counted in the totals but without a stack "

@@ -70,6 +70,7 @@ void col_config_load(void)
     c->peak_slack = env_long("HEAPSCOPE_PEAK_SLACK", 16384, 0, 1L << 30);
     c->signal = env_signal("HEAPSCOPE_SIGNAL");
     c->root_pid = (int)env_long("HEAPSCOPE_ROOT_PID", 0, 0, 1L << 30);
+    c->fault_shadow_leaves = env_long("HEAPSCOPE_FAULT_SHADOW_LEAVES", -1, -1, 1L << 20);
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
     strncpy(c->output, c->output_explicit ? o : "heapscope.%e.%p.hsp", sizeof c->output - 1);

@@ -170,7 +170,7 @@ static merged_t *merge_slot(merge_tab_t *m, uint32_t stack_id, uint64_t size)
 
 typedef struct totals {
     uint64_t allocs, frees, bytes, bytes_freed, temporary;
-    uint64_t unknown_frees, lost, overwrites, events;
+    uint64_t unknown_frees, lost, overwrites, events, untracked;
 } totals_t;
 
 /* Sum every thread's entries.  An entry whose peak_gen is the current
@@ -221,6 +221,7 @@ static int merge_all(merge_tab_t *m, totals_t *tot)
         }
         tot->unknown_frees += __atomic_load_n(&t->n_unknown_frees, __ATOMIC_RELAXED);
         tot->lost += __atomic_load_n(&t->n_lost, __ATOMIC_RELAXED);
+        tot->untracked += __atomic_load_n(&t->n_untracked, __ATOMIC_RELAXED);
         tot->overwrites += __atomic_load_n(&t->n_shadow_overwrites, __ATOMIC_RELAXED);
         tot->events += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED) +
                        __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
@@ -439,6 +440,7 @@ static void write_totals(pf_out_t *o, pf_buf_t *b, const totals_t *tot, uint64_t
     pf_buf_u(b, tot->overwrites);
     pf_buf_u(b, col_stack_count() - 1); /* without the "lost" pseudo-stack */
     pf_buf_u(b, col_rss_peak());
+    pf_buf_u(b, tot->untracked); /* appended in format 1.1 */
     pf_out_record(o, PF_REC_TOTALS, b);
 }
 

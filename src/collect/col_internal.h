@@ -36,6 +36,8 @@ typedef struct col_config {
     char output[1024];     /* output file pattern (%p pid, %e program) */
     int output_explicit;   /* HEAPSCOPE_OUTPUT was set */
     int root_pid;          /* HEAPSCOPE_ROOT_PID: the launcher's child */
+    long fault_shadow_leaves; /* HEAPSCOPE_FAULT_SHADOW_LEAVES (tests): leaves
+                                 mapped before mapping fails; -1 = never fails */
 } col_config_t;
 
 extern col_config_t col_config;
@@ -150,6 +152,7 @@ typedef struct col_thread {
     /* --- read by the writer --- */
     uint32_t nentries;      /* published with release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
+    uint64_t n_untracked;   /* blocks the shadow could not mark live */
     col_entry_t *chunks[COL_MAX_CHUNKS];
     /* Per stack id, in leaves mapped on first use: the entry number + 1 of
      * the stack's last used size key, and the stack this thread allocated

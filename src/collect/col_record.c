@@ -63,18 +63,12 @@ UT_INLINE void tick(col_thread_t *t)
 }
 
 /* A block the shadow cannot mark live (its leaf or the side table could not
- * be mapped: address space exhausted): counted on the "lost" pseudo-stack,
- * never on its own stack or in the heap, so that its free, an unknown free,
- * leaves no false leak behind.  The profile says how many were lost. */
-UT_COLD static void account_untracked(col_thread_t *t, size_t size)
+ * be mapped: address space exhausted) is only counted as untracked: not on
+ * a stack, not in the totals or the heap, so that its free (an unknown
+ * free) leaves no false leak behind.  The profile says how many. */
+UT_COLD static void account_untracked(col_thread_t *t)
 {
-    t->n_lost++;
-    col_entry_t *e = col_thread_entry(t, COL_STACK_LOST, col_size_key(size));
-    if (e != NULL) {
-        e->allocs++;
-        e->bytes += size;
-    }
-    t->n_allocs++;
+    t->n_untracked++;
 }
 
 /* Counters, shadow and heap for a block of `size` bytes at ptr from stack id. */
@@ -85,7 +79,7 @@ UT_INLINE void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t i
     size_t slack = usable >= size ? usable - size : COL_SLACK_BIG;
     if (UT_UNLIKELY(slot == NULL ||
                     (slack >= COL_SLACK_BIG && col_shadow_size_put(ptr, size) != 0))) {
-        account_untracked(t, size);
+        account_untracked(t);
         tick(t);
         return;
     }

@@ -43,9 +43,27 @@ int col_shadow_init(void)
     return col_shadow.dir ? 0 : -1;
 }
 
+/* Fault injection for the tests (HEAPSCOPE_FAULT_SHADOW_LEAVES=N): after N
+ * leaves, mapping one fails and the spare is gone, as when the address
+ * space is exhausted. */
+static long leaves_installed;
+
+static int leaf_fault(void)
+{
+    long n = col_config.fault_shadow_leaves;
+    if (n < 0 || __atomic_add_fetch(&leaves_installed, 1, __ATOMIC_RELAXED) <= n)
+        return 0;
+    uint32_t *spare = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);
+    if (spare)
+        munmap(spare, LEAF_SIZE * sizeof(uint32_t));
+    return 1;
+}
+
 /* Map leaf d on its first use; two threads may race, one leaf wins. */
 UT_COLD uint32_t *col_shadow_leaf_install(uint64_t d)
 {
+    if (UT_UNLIKELY(leaf_fault()))
+        return NULL;
     uint32_t *leaf = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
     if (!leaf) {
         leaf = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);

@@ -65,6 +65,9 @@ int pf_read_totals(pf_cur_t *c)
         (rc = pf_cur_u(c, "shadow_overwrites", &t->shadow_overwrites)) ||
         (rc = pf_cur_u(c, "stacks", &t->stacks)) || (rc = pf_cur_u(c, "rss_peak", &t->rss_peak)))
         return rc;
+    /* appended later: optional */
+    if (c->p < c->end && (rc = pf_cur_u(c, "untracked", &t->untracked)))
+        return rc;
     p->has_totals = 1;
     return PF_OK;
 }

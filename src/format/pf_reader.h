@@ -142,6 +142,7 @@ typedef struct pf_totals {
     uint64_t shadow_overwrites;
     uint64_t stacks;
     uint64_t rss_peak;
+    uint64_t untracked;        /* 0 in profiles written before it existed */
 } pf_totals_t;
 
 typedef struct pf_profile {
