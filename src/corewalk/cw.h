@@ -65,6 +65,7 @@ typedef struct cw_core {
 const cw_seg_t *cw_mem_seg(const cw_core_t *c, uint64_t addr);
 int cw_mem_read(const cw_core_t *c, uint64_t addr, void *out, size_t n);
 int cw_mem_u64(const cw_core_t *c, uint64_t addr, uint64_t *out);
+uint64_t cw_mem_next_dumped(const cw_core_t *c, uint64_t addr);
 int cw_mem_add_seg(cw_core_t *c, const cw_seg_t *s);
 void cw_mem_sort(cw_core_t *c);
 const char *cw_mem_intern(cw_core_t *c, const char *path);

@@ -67,10 +67,13 @@ static void scan_range(mark_ctx_t *m, uint64_t a, uint64_t b, int from, int stat
         if (n > 512)
             n = 512;
         if (cw_mem_read(m->w->core, a, buf, n * 8)) {
-            /* partly dumped: go word by word */
+            /* partly dumped: go word by word, jumping over holes */
             n = 1;
             if (cw_mem_u64(m->w->core, a, buf)) {
-                a += 8;
+                uint64_t next = cw_mem_next_dumped(m->w->core, a + 8);
+                if (next >= b || next == UINT64_MAX)
+                    return;
+                a = (next + 7) & ~7ull;
                 continue;
             }
         }

@@ -51,6 +51,28 @@ int cw_mem_read(const cw_core_t *c, uint64_t addr, void *out, size_t n)
     return 0;
 }
 
+/* The lowest address >= addr whose byte was dumped, or UINT64_MAX: lets a
+ * scan jump over holes (a segment's undumped tail, unmapped gaps) instead
+ * of failing word by word over a range a corrupt core makes terabytes long. */
+uint64_t cw_mem_next_dumped(const cw_core_t *c, uint64_t addr)
+{
+    size_t lo = 0, hi = c->nsegs; /* first segment with end > addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->segs[mid].end <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < c->nsegs; i++) {
+        const cw_seg_t *s = &c->segs[i];
+        uint64_t a = addr > s->start ? addr : s->start;
+        if (s->data && a - s->start < s->datalen)
+            return a;
+    }
+    return UINT64_MAX;
+}
+
 int cw_mem_u64(const cw_core_t *c, uint64_t addr, uint64_t *out)
 {
     return cw_mem_read(c, addr, out, 8);

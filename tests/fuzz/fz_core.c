@@ -1,0 +1,48 @@
+/* fz_core.c - libFuzzer target for the core reader and the glibc heap walk.
+ *
+ * Each input is read as an x86-64 ELF core (cw_core_open_mem), glibc's
+ * malloc state is looked for by its structure (symbols off: a mutated core
+ * names arbitrary files, and opening a FIFO would block), and what
+ * `heapscope core` does with a walk follows: fragmentation, the
+ * conservative leak mark, and the text and JSON reports of the summary,
+ * fragmentation and chunk views (the leaks view is left out: its labels
+ * open the mapped files the core names).  Output goes to /dev/null.
+ *
+ * Built like fz_profile (tests/fuzz/CMakeLists.txt): with clang
+ * -fsanitize=fuzzer as fz_core (label `fuzz`), and with the project's
+ * compiler plus fz_replay.c as fz_core_replay over tests/corpus/core
+ * (label `fuzz-replay`).  The seed is a real core shrunk by
+ * fz_core_seed.py.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "corewalk/cw.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static FILE *null;
+    if (!null && !(null = fopen("/dev/null", "w")))
+        return 0;
+    char err[256];
+    cw_core_t *core = NULL;
+    if (cw_core_open_mem(data, size, &core, err, sizeof err) != 0)
+        return 0;
+    cw_walk_t *walk = NULL;
+    if (cw_walk_run(core, 0, &walk, err, sizeof err) == 0) {
+        cw_frag_t frag;
+        cw_leaks_t leaks;
+        cw_frag_compute(walk, &frag);
+        cw_mark_run(walk, &leaks);
+        int views = CW_VIEW_SUMMARY | CW_VIEW_FRAG | CW_VIEW_CHUNKS;
+        cw_report_text(null, walk, views, &frag, &leaks);
+        cw_report_json(null, walk, views, &frag, &leaks);
+        cw_frag_free(&frag);
+        cw_walk_free(walk);
+    }
+    cw_core_close(core);
+    return 0;
+}
