@@ -85,8 +85,12 @@ int an_suppress_load(an_suppress_t *s, const char *path, char *err, size_t errsz
         if (b == e || *b == '#')
             continue;
         if (strncmp(b, "leak:", 5) || e - b == 5) {
-            snprintf(err, errsz, "%s:%lu: expected 'leak:PATTERN', got '%.*s'", path, no,
-                     (int)(e - b > 60 ? 60 : e - b), b);
+            char shown[61]; /* the line as printable text, for the message */
+            size_t k = 0;
+            for (const char *q = b; q < e && k < sizeof shown - 1; q++)
+                shown[k++] = (*q >= 0x20 && *q < 0x7f) ? *q : '?';
+            shown[k] = 0;
+            snprintf(err, errsz, "%s:%lu: expected 'leak:PATTERN', got '%s'", path, no, shown);
             rc = PF_ECORRUPT;
             break;
         }

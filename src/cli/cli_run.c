@@ -300,7 +300,12 @@ int cli_run_main(int argc, char **argv)
         if (WIFSIGNALED(status))
             fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
                     WTERMSIG(status), strsignal(WTERMSIG(status)));
-        if (profile_path(&o, child_pid, path, sizeof path) == 0)
+        struct stat pst;
+        if (profile_path(&o, child_pid, path, sizeof path) == 0 && stat(path, &pst) == 0 &&
+            !S_ISREG(pst.st_mode))
+            fprintf(stderr, "heapscope: profile written to %s (not a regular file: no summary)\n",
+                    path);
+        else if (profile_path(&o, child_pid, path, sizeof path) == 0)
             an_run_summary(path, stderr);
         else
             fprintf(stderr, "heapscope: no profile was written for pid %d\n", (int)child_pid);

@@ -225,15 +225,19 @@ int cw_core_open_file(const char *path, cw_core_t **out, char *err, size_t errsz
         buf = nb;
         cap *= 2;
     }
-    int ferr = ferror(f);
+    int ferr = ferror(f) ? errno : 0;
     fclose(f);
     if (!buf || ferr) {
         free(buf);
-        snprintf(err, errsz, "%s: cannot read", path);
+        snprintf(err, errsz, "%s: cannot read: %s", path, buf ? strerror(ferr) : "out of memory");
         return -1;
     }
-    if (cw_core_open_mem(buf, len, out, err, errsz)) {
+    char why[200];
+    if (cw_core_open_mem(buf, len, out, why, sizeof why)) {
+        int profile = len >= 8 && !memcmp(buf, "HEAPSCP", 8);
         free(buf);
+        snprintf(err, errsz, "%s: %s%s", path, why,
+                 profile ? " (it is a heapscope profile: read it with heapscope report)" : "");
         return -1;
     }
     (*out)->own_buf = 1;

@@ -185,6 +185,10 @@ static int pf_read_fd(int fd, uint8_t **buf, size_t *len)
         return errno;
     if (S_ISDIR(st.st_mode))
         return EISDIR;
+    /* a device (/dev/zero, /dev/full) would be read forever: files and
+     * pipes only */
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return ENODEV;
     if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX - 1)
         cap = (size_t)st.st_size + 1;
     uint8_t *b = malloc(cap);
@@ -236,7 +240,8 @@ int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz
     close(fd);
     if (e) {
         if (errsz)
-            snprintf(err, errsz, "cannot read the profile: %s", strerror(e));
+            snprintf(err, errsz, "cannot read the profile: %s",
+                     e == ENODEV ? "a device, not a file or a pipe" : strerror(e));
         return e == ENOMEM ? PF_ENOMEM : PF_EIO;
     }
     int rc = pf_reader_parse(buf, len, out, err, errsz);
