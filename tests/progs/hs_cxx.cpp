@@ -9,7 +9,7 @@
 //                       1, 2, 4, ... 128: 8 allocs, 4 * 255 = 1020 bytes,
 //                       8 frees (7 on growth, 1 at destruction)
 // hsprog::leak_node:    1 x new Node, never deleted: 40 bytes leaked
-// operator new is frame 0 of these stacks; the named function is further out.
+// heapscope interposes operator new, so the named function is frame 0.
 // libstdc++ allocates its 72704-byte emergency pool before main: that stack
 // is not asserted.  Output uses write(2): no iostream.
 #include <cstdlib>

@@ -29,9 +29,9 @@ def main(t):
     # --module: a module file name substring
     d = rptest.view(t, path, "--module", "libstdc++")
     t.eq("--module libstdc++ on a C program", 0, d["rows"])
-    d = rptest.view(t, clean, "--temporary", "--module", "libstdc++")
-    t.true("--module libstdc++ on rp_clean keeps operator new stacks",
-           d["rows"] >= 2 and all(any("libstdc++" in (f["module"] or "") for f in s["frames"])
+    d = rptest.view(t, clean, "--temporary", "--module", "rp_clean")
+    t.true("--module rp_clean keeps the stacks with a frame in rp_clean",
+           d["rows"] >= 2 and all(any("rp_clean" in (f["module"] or "") for f in s["frames"])
                                   for s in d["stacks"]), str(d["stacks"]))
 
     # --min-bytes / --min-count on the view's own figures
@@ -76,13 +76,15 @@ def main(t):
 
     # --fold-templates: tmpl_site<int> and tmpl_site<long> (new T[10], deleted)
     d = rptest.view(t, clean, "--function", "tmpl_site")
-    names = sorted(s["frames"][1]["function"] for s in d["stacks"])
+    # frame 0: heapscope interposes operator new[] itself, so the stack
+    # starts at the code that said `new`
+    names = sorted(s["frames"][0]["function"] for s in d["stacks"])
     t.eq("two template instances", ["void hsrp::tmpl_site<int>()",
                                     "void hsrp::tmpl_site<long>()"], names)
     t.eq("their bytes", [40, 80], sorted(s["bytes"] for s in d["stacks"]))
     d = rptest.view(t, clean, "--function", "tmpl_site", "--fold-templates")
     t.eq("--fold-templates names", ["void hsrp::tmpl_site<...>()"] * 2,
-         [s["frames"][1]["function"] for s in d["stacks"]])
+         [s["frames"][0]["function"] for s in d["stacks"]])
     d = rptest.view(t, clean, "--function", "tmpl_site", "--fold-templates", "--merge", "function")
     t.eq("--fold-templates --merge function: one row", [(120, 2)],
          [(s["bytes"], s["count"]) for s in d["stacks"]])
