@@ -103,6 +103,16 @@ static void thread_heaps(cw_walk_t *w, cw_core_t *c, int ai)
                             (unsigned long long)h);
             break;
         }
+        int seen = 0;
+        for (int k = 0; k < n && !seen; k++)
+            seen = hs[k] == h;
+        for (size_t k = 0; k < w->nheaps && !seen; k++)
+            seen = w->heaps[k].start == h;
+        if (seen) { /* a prev ring, or a heap another arena claims */
+            cw_walk_problem(w, "arena %#llx: heap_info %#llx met twice (prev loops)", (unsigned long long)a->addr,
+                            (unsigned long long)h);
+            break;
+        }
         hs[n] = h;
         sizes[n++] = hi[2];
         if (a->addr - h < 4096)
@@ -114,8 +124,8 @@ static void thread_heaps(cw_walk_t *w, cw_core_t *c, int ai)
         if (d == 32 || d == 48)
             w->lay.heap_info_size = (int)d;
     }
-    if (!w->lay.heap_info_size)
-        w->lay.heap_info_size = 48;
+    if (!w->lay.heap_info_size) /* no first heap seen: heap_info.pagesize came with mp_'s hp fields (2.35) */
+        w->lay.heap_info_size = w->lay.have_mp && !w->lay.mp_hp_fields ? 32 : 48;
     for (int i = n - 1; i >= 0; i--) {
         uint64_t first = (a->addr - hs[i] < 4096) ? ((a->addr + CW_MSTATE_SIZE + 15) & ~15ull)
                                                    : hs[i] + (uint64_t)w->lay.heap_info_size;
@@ -186,6 +196,14 @@ int cw_walk_run(const cw_core_t *cc, int use_symbols, cw_walk_t **out, char *err
             cw_walk_problem(w, "arena %#llx not in the dump: ring ends", (unsigned long long)a);
             break;
         }
+        int again = 0;
+        for (size_t k = 1; k < w->narenas && !again; k++)
+            again = w->arenas[k].addr == a;
+        if (again) {
+            cw_walk_problem(w, "arena ring loops at %#llx without coming back to main_arena",
+                            (unsigned long long)a);
+            break;
+        }
         cw_arena_t *n = realloc(w->arenas, (w->narenas + 1) * sizeof *n);
         if (!n)
             break;
@@ -198,6 +216,11 @@ int cw_walk_run(const cw_core_t *cc, int use_symbols, cw_walk_t **out, char *err
         }
     } while (a != w->lay.main_arena && a);
 
+    if (!w->narenas) {
+        snprintf(err, errsz, "out of memory");
+        cw_walk_free(w);
+        return -1;
+    }
     /* main arena: the brk heap */
     cw_arena_t *m = &w->arenas[0];
     uint64_t start = w->lay.sbrk_base;

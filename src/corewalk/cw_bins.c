@@ -174,6 +174,16 @@ void cw_bins_classify(cw_walk_t *w)
         }
     }
     w->lay.tcache = nts > 0;
+    if (!nts) /* glibc 2.26-2.29: char counts, a 0x250 struct first in the heap */
+        for (size_t i = 0; i < w->nheaps; i++) {
+            cw_chunk_t *c = cw_chunks_find(w, w->heaps[i].first);
+            if (c && c->size == 0x250 && c->cls == CW_INUSE) {
+                cw_walk_problem(w, "heap %#llx starts with a 0x250 chunk, the tcache of glibc 2.26 to 2.29, "
+                                   "which is not read: its free chunks count as in use",
+                                (unsigned long long)w->heaps[i].start);
+                break;
+            }
+        }
     int plain = 0, mangled = 0;
     for (size_t t = 0; t < nts; t++) {
         uint64_t entries[CW_TCACHE_BINS];
