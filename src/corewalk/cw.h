@@ -46,9 +46,12 @@ typedef struct cw_thread {
 } cw_thread_t;
 
 typedef struct cw_core {
-    uint8_t *buf;       /* the core file (owned when `own_buf`) */
+    uint8_t *buf;       /* the core file (own_buf 1: malloc'd, 2: mmapped) */
     size_t len;
     int own_buf;
+    int no_files;       /* 1: never open a file the core names (symbols, libc's
+                         * version): set by the fuzzer, whose cores name
+                         * arbitrary paths */
     int live;           /* 1: read from a stopped process (segments own their data) */
     int pid;
     cw_seg_t *segs;     /* sorted by start, not overlapping */
@@ -66,6 +69,7 @@ const cw_seg_t *cw_mem_seg(const cw_core_t *c, uint64_t addr);
 int cw_mem_read(const cw_core_t *c, uint64_t addr, void *out, size_t n);
 int cw_mem_u64(const cw_core_t *c, uint64_t addr, uint64_t *out);
 uint64_t cw_mem_next_dumped(const cw_core_t *c, uint64_t addr);
+uint64_t cw_mem_avail(const cw_core_t *c, uint64_t addr);
 int cw_mem_add_seg(cw_core_t *c, const cw_seg_t *s);
 void cw_mem_sort(cw_core_t *c);
 const char *cw_mem_intern(cw_core_t *c, const char *path);
@@ -78,10 +82,13 @@ int cw_core_open_file(const char *path, cw_core_t **out, char *err, size_t errsz
 /* cw_live.c: a live process, stopped while its memory is copied. */
 int cw_core_open_pid(int pid, cw_core_t **out, char *err, size_t errsz);
 
-/* cw_syms.c: symbols of mapped files (libelf), looked up by name or address. */
-int cw_syms_lookup(const char *path, const char *name, uint64_t *value);
-int cw_syms_name_at(const char *path, uint64_t value, char *name, size_t namesz);
+/* cw_syms.c: symbols of mapped files (libelf), looked up by name or address;
+ * every function fails (-1) without opening anything when c->no_files. */
+int cw_syms_lookup(const cw_core_t *c, const char *path, const char *name, uint64_t *value);
+int cw_syms_name_at(const cw_core_t *c, const char *path, uint64_t value, char *name, size_t namesz);
 int cw_syms_bias(const cw_core_t *c, const char *path, uint64_t *bias);
+int cw_syms_core_build_id(const cw_core_t *c, const char *path, char *id, size_t idsz);
+int cw_syms_file_matches(const cw_core_t *c, const char *path);
 void cw_demangle_vtable(const char *sym, char *out, size_t outsz);
 
 /* Chunk classes. */
@@ -118,6 +125,8 @@ typedef struct cw_arena {
 /* Layout facts of the glibc found (see cw_glibc.c for the per-version table). */
 typedef struct cw_layout {
     uint64_t main_arena, mp;      /* addresses, 0 when not found */
+    int glibc_major, glibc_minor; /* libc's version string; 0 when unknown */
+    int version_from;             /* CW_VERSION_* */
     int found_by_symbols;         /* 1: libc symbols; 0: structure heuristics */
     int heap_info_size;           /* 32 (<= 2.34) or 48 (2.35+, pagesize field) */
     int mp_hp_fields;             /* 1: mp_ has thp/hp fields (2.35+) */
@@ -140,6 +149,11 @@ typedef struct cw_walk {
 } cw_walk_t;
 
 /* cw_glibc.c */
+enum { CW_VERSION_UNKNOWN, CW_VERSION_MEMORY, CW_VERSION_FILE };
+#define CW_GLIBC_MIN 30 /* 2.30: uint16_t tcache counts; the layouts below hold to 2.41 */
+#define CW_GLIBC_MAX 41 /* 2.42 reworked the tcache */
+const char *cw_glibc_path(const cw_core_t *c);
+int cw_glibc_version(const cw_core_t *c, int *major, int *minor);
 int cw_glibc_locate(const cw_core_t *c, cw_layout_t *lay, int use_symbols, char *err, size_t errsz);
 #define CW_MSTATE_SIZE 2200   /* sizeof(struct malloc_state), glibc 2.27..2.41 */
 #define CW_MS_FLAGS 4

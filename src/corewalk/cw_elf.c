@@ -9,16 +9,27 @@
  *                   27 registers in user_regs_struct order), NT_FILE (count,
  *                   page size, then start/end/page-offset triples and the
  *                   NUL-separated paths), NT_AUXV (AT_PHDR, AT_ENTRY, AT_BASE)
- * A truncated core (a PT_LOAD or note reaching past the end of the file) is
- * an error for the headers and notes; segment data past the end is kept
- * up to what exists, and reported as missing by cw_mem_read().
+ *   e_phnum PN_XNUM (0xffff): more than 65534 mappings, the real count is
+ *                   section header 0's sh_info (ELF gABI "extended numbering")
+ * A truncated core (program headers, a note, or a PT_LOAD's dumped bytes
+ * reaching past the end of the file) is refused: "truncated core".
+ * Bytes a mapping has but the core did not dump (p_filesz < p_memsz) read
+ * as missing through cw_mem_read().
+ *
+ * Files are mapped (mmap) when they are regular files, so that a core of
+ * several GB costs address space, not memory; pipes and devices are read,
+ * and only their first bytes when these are not an ELF header.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cw.h"
 
@@ -111,6 +122,35 @@ static int parse_notes(cw_core_t *c, const uint8_t *d, size_t n, char *err, size
     return 0;
 }
 
+typedef struct span { const uint8_t *p; uint64_t n; } span_t;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span_t *x = a, *y = b;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
+/* 1 if the dumped bytes of two segments overlap in the file.  Writers
+ * (the kernel, gdb) lay segments one after the other; a core that maps
+ * the same bytes at many addresses would multiply the walker's work (every
+ * scan is linear in the bytes dumped) for nothing but a hang. */
+static int shared_bytes(const cw_core_t *c)
+{
+    span_t *d = malloc((c->nsegs ? c->nsegs : 1) * sizeof *d);
+    size_t n = 0;
+    if (!d)
+        return 0;
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (c->segs[i].datalen)
+            d[n++] = (span_t){c->segs[i].data, c->segs[i].datalen};
+    qsort(d, n, sizeof *d, span_cmp);
+    int shared = 0;
+    for (size_t i = 1; i < n && !shared; i++)
+        shared = (uint64_t)(d[i].p - d[i - 1].p) < d[i - 1].n;
+    free(d);
+    return shared;
+}
+
 /* Parses the core image buf[0..len) (not copied: it must outlive *out).
  * Returns 0 and a new cw_core_t, or -1 with a message in err for a file
  * that is not an x86-64 ELF core or is truncated/corrupt.  This is the
@@ -137,9 +177,19 @@ int cw_core_open_mem(const void *buf, size_t len, cw_core_t **out, char *err, si
     }
     if (eh.e_type != ET_CORE)
         return fail(err, errsz, "not a core file (ELF type is not ET_CORE)");
-    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0)
+    uint64_t phnum = eh.e_phnum;
+    if (phnum == PN_XNUM) { /* extended numbering: section header 0's sh_info */
+        Elf64_Shdr sh0;
+        if (eh.e_shoff == 0 || eh.e_shentsize != sizeof sh0)
+            return fail(err, errsz, "corrupt core: e_phnum is PN_XNUM but there is no section header 0");
+        if (eh.e_shoff > len || sizeof sh0 > len - eh.e_shoff)
+            return fail(err, errsz, "truncated core: section header 0 past the end of the file");
+        memcpy(&sh0, b + eh.e_shoff, sizeof sh0);
+        phnum = sh0.sh_info;
+    }
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || phnum == 0)
         return fail(err, errsz, "corrupt core: no usable program headers");
-    if (eh.e_phoff > len || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > len - eh.e_phoff)
+    if (eh.e_phoff > len || phnum * sizeof(Elf64_Phdr) > len - eh.e_phoff)
         return fail(err, errsz, "truncated core: program headers past the end of the file");
 
     cw_core_t *c = calloc(1, sizeof *c);
@@ -148,7 +198,7 @@ int cw_core_open_mem(const void *buf, size_t len, cw_core_t **out, char *err, si
     c->buf = (uint8_t *)b;
     c->len = len;
     int truncated = 0;
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
+    for (uint64_t i = 0; i < phnum; i++) {
         Elf64_Phdr ph;
         memcpy(&ph, b + eh.e_phoff + i * sizeof ph, sizeof ph);
         if (ph.p_type != PT_LOAD)
@@ -178,8 +228,12 @@ int cw_core_open_mem(const void *buf, size_t len, cw_core_t **out, char *err, si
         cw_core_close(c);
         return fail(err, errsz, "truncated core: segment data past the end of the file");
     }
+    if (shared_bytes(c)) {
+        cw_core_close(c);
+        return fail(err, errsz, "corrupt core: two PT_LOAD segments hold the same bytes of the file");
+    }
     cw_mem_sort(c);
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
+    for (uint64_t i = 0; i < phnum; i++) {
         Elf64_Phdr ph;
         memcpy(&ph, b + eh.e_phoff + i * sizeof ph, sizeof ph);
         if (ph.p_type != PT_NOTE)
@@ -201,45 +255,97 @@ int cw_core_open_mem(const void *buf, size_t len, cw_core_t **out, char *err, si
     return 0;
 }
 
-/* Reads the whole file and parses it (the core owns the buffer). */
-int cw_core_open_file(const char *path, cw_core_t **out, char *err, size_t errsz)
+/* Reads a pipe or a device into a malloc'd buffer, to its end; or only its
+ * first bytes when they are not an ELF header (so that /dev/zero is "not an
+ * ELF file", not an endless read).  0 or -1 (errno set). */
+static int read_all(int fd, uint8_t **out, size_t *outlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errsz, "%s: %s", path, strerror(errno));
-        return -1;
-    }
     size_t cap = 1 << 20, len = 0;
     uint8_t *buf = malloc(cap);
-    while (buf) {
-        size_t k = fread(buf + len, 1, cap - len, f);
-        len += k;
-        if (len < cap)
-            break;
-        uint8_t *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
+    if (!buf)
+        return -1;
+    for (;;) {
+        if (len == cap) {
+            uint8_t *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                errno = ENOMEM;
+                return -1;
+            }
+            buf = nb;
+            cap *= 2;
         }
-        buf = nb;
-        cap *= 2;
+        ssize_t k = read(fd, buf + len, cap - len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            int e = errno;
+            free(buf);
+            errno = e;
+            return -1;
+        }
+        if (k == 0)
+            break;
+        len += (size_t)k;
+        if (len >= SELFMAG && memcmp(buf, ELFMAG, SELFMAG))
+            break;
     }
-    int ferr = ferror(f) ? errno : 0;
-    fclose(f);
-    if (!buf || ferr) {
-        free(buf);
-        snprintf(err, errsz, "%s: cannot read: %s", path, buf ? strerror(ferr) : "out of memory");
+    *out = buf;
+    *outlen = len;
+    return 0;
+}
+
+/* Opens the core file at path (mapped when it is a regular file, read when
+ * it is a pipe or a device) and parses it; the core owns the bytes.
+ * 0, or -1 with "path: reason" in err. */
+int cw_core_open_file(const char *path, cw_core_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errsz, "%s: %s", path, strerror(EISDIR));
+        close(fd);
+        return -1;
+    }
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int own = 1;
+    if (S_ISREG(st.st_mode)) {
+        len = (size_t)st.st_size;
+        if (len) {
+            void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (m == MAP_FAILED) {
+                snprintf(err, errsz, "%s: cannot map: %s", path, strerror(errno));
+                close(fd);
+                return -1;
+            }
+            buf = m;
+            own = 2;
+        }
+    } else if (read_all(fd, &buf, &len)) {
+        snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    close(fd);
     char why[200];
-    if (cw_core_open_mem(buf, len, out, why, sizeof why)) {
+    if (cw_core_open_mem(buf ? buf : (const uint8_t *)"", len, out, why, sizeof why)) {
         int profile = len >= 8 && !memcmp(buf, "HEAPSCP", 8);
-        free(buf);
         snprintf(err, errsz, "%s: %s%s", path, why,
                  profile ? " (it is a heapscope profile: read it with heapscope report)" : "");
+        if (own == 2)
+            munmap(buf, len);
+        else
+            free(buf);
         return -1;
     }
-    (*out)->own_buf = 1;
+    (*out)->own_buf = buf ? own : 0;
     return 0;
 }

@@ -37,7 +37,19 @@
  * `next` is mapped (itself when there is one arena); an mp_ whose fields
  * hold plausible defaults (n_mmaps_max, tcache_bins) in one of the two
  * layouts above.
+ *
+ * The layouts are detected from the data, not from a version number, but
+ * the version is read when it can be (libc's banner "... release version
+ * 2.NN." in its read-only data: in a live process's memory, or in the libc
+ * file a core names when its build-id is the one the core's copy of libc's
+ * ELF header carries).  A known version outside 2.30..2.41 is refused
+ * with a message instead of being walked with the wrong layout: 2.26-2.29
+ * have char tcache counts (a 0x250 struct), 2.42 reworked the tcache.
+ * When main_arena is not found, the error says why: not initialised (no
+ * malloc yet), not dumped, no libc mapped, or no known layout.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cw.h"
@@ -116,6 +128,82 @@ static int is_libc(const char *p)
     return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-2.", 7);
 }
 
+/* The path of the libc the target mapped (NT_FILE or /proc/PID/maps), or
+ * NULL (a static program, another C library, a core without NT_FILE). */
+const char *cw_glibc_path(const cw_core_t *c)
+{
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (c->segs[i].path && is_libc(c->segs[i].path))
+            return c->segs[i].path;
+    return NULL;
+}
+
+/* Finds "release version 2.NN" (the string gnu_get_libc_version's banner
+ * holds, e.g. "GNU C Library (Debian GLIBC 2.36-9) stable release version
+ * 2.36.") in b[0..n); 1 and the numbers, or 0. */
+static int version_in(const uint8_t *b, size_t n, int *major, int *minor)
+{
+    static const char key[] = "release version ";
+    const size_t k = sizeof key - 1;
+    for (size_t i = 0; n >= k + 3 && i <= n - k - 3; i++) {
+        if (b[i] != 'r' || memcmp(b + i, key, k))
+            continue;
+        const uint8_t *p = b + i + k, *e = b + n;
+        int ma = 0, mi = 0, dm = 0, dn = 0;
+        while (p < e && *p >= '0' && *p <= '9' && dm < 3)
+            ma = ma * 10 + (*p++ - '0'), dm++;
+        if (!dm || p >= e || *p++ != '.')
+            continue;
+        while (p < e && *p >= '0' && *p <= '9' && dn < 3)
+            mi = mi * 10 + (*p++ - '0'), dn++;
+        if (!dn || p >= e) /* the number must end inside the buffer */
+            continue;
+        *major = ma;
+        *minor = mi;
+        return 1;
+    }
+    return 0;
+}
+
+/* glibc's version: from libc's read-only data when the target's memory
+ * holds it (live processes; cores rarely dump it), else from the libc file
+ * the core names if it is the very build that was mapped (same build-id).
+ * Returns CW_VERSION_MEMORY, CW_VERSION_FILE or CW_VERSION_UNKNOWN. */
+int cw_glibc_version(const cw_core_t *c, int *major, int *minor)
+{
+    const char *libc = cw_glibc_path(c);
+    if (!libc)
+        return CW_VERSION_UNKNOWN;
+    for (size_t i = 0; i < c->nsegs; i++) {
+        const cw_seg_t *s = &c->segs[i];
+        if (s->path == libc && s->data && !(s->flags & CW_SEG_W) && version_in(s->data, s->datalen, major, minor))
+            return CW_VERSION_MEMORY;
+    }
+    if (cw_syms_file_matches(c, libc) != 1)
+        return CW_VERSION_UNKNOWN;
+    FILE *f = fopen(libc, "rb");
+    if (!f)
+        return CW_VERSION_UNKNOWN;
+    int found = 0;
+    enum { CHUNK = 1 << 20, OVERLAP = 64 };
+    uint8_t *buf = malloc(CHUNK + OVERLAP);
+    size_t have = 0, total = 0;
+    while (buf && !found && total < (256u << 20)) {
+        size_t k = fread(buf + have, 1, CHUNK, f);
+        if (!k)
+            break;
+        total += k;
+        have += k;
+        found = version_in(buf, have, major, minor);
+        size_t keep = have < OVERLAP ? have : OVERLAP;
+        memmove(buf, buf + have - keep, keep);
+        have = keep;
+    }
+    free(buf);
+    fclose(f);
+    return found ? CW_VERSION_FILE : CW_VERSION_UNKNOWN;
+}
+
 /* 1 if segment i is libc's writable data or the bss right after it. */
 static int libc_data(const cw_core_t *c, size_t i)
 {
@@ -161,34 +249,124 @@ static void heuristics(const cw_core_t *c, cw_layout_t *lay)
     }
 }
 
-/* Fills lay->main_arena and the mp_ fields.  use_symbols 0 skips libc's
- * symbols (to test the heuristics).  Returns 0, or -1 with err set when no
- * main_arena could be found (no heap in this core). */
+/* An uninitialised main_arena (the program had not called malloc yet):
+ * glibc's static initialiser sets only `next` (itself) and
+ * attached_threads (1); ptmalloc_init fills the bins at the first malloc. */
+static int looks_unused_arena(uint64_t a, const uint8_t *m)
+{
+    uint64_t top, next, att, sys;
+    memcpy(&top, m + CW_MS_TOP, 8);
+    memcpy(&next, m + CW_MS_NEXT, 8);
+    memcpy(&att, m + 2176, 8);
+    memcpy(&sys, m + CW_MS_SYSMEM, 8);
+    if (top || next != a || att != 1 || sys)
+        return 0;
+    for (int i = 0; i < 2 * CW_NBINS - 2; i++) {
+        uint64_t b;
+        memcpy(&b, m + CW_MS_BINS + 8 * i, 8);
+        if (b)
+            return 0;
+    }
+    return 1;
+}
+
+/* Says in why[] what the main_arena candidate at `a` (from the symbols)
+ * is when it is not an initialised malloc_state. */
+static void explain_symbol(const cw_core_t *c, uint64_t a, char *why, size_t whysz)
+{
+    uint8_t m[CW_MSTATE_SIZE];
+    const cw_seg_t *s = cw_mem_seg(c, a);
+    unsigned long long A = (unsigned long long)a;
+    if (!s)
+        snprintf(why, whysz, "main_arena (%#llx, from libc's symbols) is not mapped in this core", A);
+    else if (cw_mem_read(c, a, m, sizeof m))
+        snprintf(why, whysz, "main_arena (%#llx, from libc's symbols) is in memory the core did not dump "
+                 "(see coredump_filter in core(5))", A);
+    else if (looks_unused_arena(a, m))
+        snprintf(why, whysz, "main_arena (%#llx) is not initialised: the program had not called malloc", A);
+    else
+        snprintf(why, whysz, "main_arena (%#llx, from libc's symbols) does not hold a malloc_state of the "
+                 "layout of glibc 2.%d to 2.%d (an unknown glibc layout, or corrupt memory)",
+                 A, CW_GLIBC_MIN, CW_GLIBC_MAX);
+}
+
+/* Says in why[] why the structure scan found no main_arena. */
+static void explain_scan(const cw_core_t *c, char *why, size_t whysz)
+{
+    const char *libc = cw_glibc_path(c);
+    int data = 0;
+    for (size_t i = 0; i < c->nsegs; i++) {
+        if (!libc_data(c, i))
+            continue;
+        data = 1;
+        const cw_seg_t *s = &c->segs[i];
+        for (uint64_t off = 0; off + CW_MSTATE_SIZE <= s->datalen; off += 16)
+            if (looks_unused_arena(s->start + off, s->data + off)) {
+                snprintf(why, whysz, "main_arena (%#llx, found by its structure) is not initialised: "
+                         "the program had not called malloc", (unsigned long long)(s->start + off));
+                return;
+            }
+    }
+    if (!libc && !c->has_nt_file)
+        snprintf(why, whysz, "the core names no mapped files (no NT_FILE note) and no malloc_state was "
+                 "recognised in its writable memory");
+    else if (!libc)
+        snprintf(why, whysz, "no libc.so.6 is mapped (a static program, or another C library?) and no "
+                 "malloc_state was recognised in its writable memory");
+    else if (!data)
+        snprintf(why, whysz, "libc's writable data is not in the core (see coredump_filter in core(5))");
+    else
+        snprintf(why, whysz, "no malloc_state of the layout of glibc 2.%d to 2.%d was recognised in "
+                 "libc's writable data (an unknown glibc layout, or corrupt memory)",
+                 CW_GLIBC_MIN, CW_GLIBC_MAX);
+}
+
+/* Fills lay: glibc's version when it can be read, main_arena and the mp_
+ * fields.  use_symbols 0 skips libc's symbols (to test the heuristics).
+ * Returns 0, or -1 with err set: a glibc whose version is outside the
+ * layouts known (CW_GLIBC_MIN..CW_GLIBC_MAX), or no initialised
+ * main_arena (the message says what was found instead). */
 int cw_glibc_locate(const cw_core_t *c, cw_layout_t *lay, int use_symbols, char *err, size_t errsz)
 {
     memset(lay, 0, sizeof *lay);
     lay->safe_linking = -1;
-    if (use_symbols) {
-        const char *libc = NULL;
-        for (size_t i = 0; i < c->nsegs && !libc; i++)
-            if (c->segs[i].path && is_libc(c->segs[i].path))
-                libc = c->segs[i].path;
+    int major = 0, minor = 0;
+    lay->version_from = cw_glibc_version(c, &major, &minor);
+    if (lay->version_from != CW_VERSION_UNKNOWN) {
+        lay->glibc_major = major;
+        lay->glibc_minor = minor;
+        if (major != 2 || minor < CW_GLIBC_MIN || minor > CW_GLIBC_MAX) {
+            snprintf(err, errsz, "unknown glibc layout: the core's libc is glibc %d.%d (from %s), "
+                     "heapscope core reads the malloc layouts of glibc 2.%d to 2.%d on x86-64",
+                     major, minor, lay->version_from == CW_VERSION_MEMORY ? "its memory" : "libc's file",
+                     CW_GLIBC_MIN, CW_GLIBC_MAX);
+            return -1;
+        }
+    }
+    char why[256] = "";
+    const char *libc = cw_glibc_path(c);
+    if (use_symbols && libc) {
         uint64_t bias, v;
-        if (libc && !cw_syms_bias(c, libc, &bias)) {
+        if (!cw_syms_bias(c, libc, &bias)) {
             uint8_t m[CW_MSTATE_SIZE];
-            if (!cw_syms_lookup(libc, "main_arena", &v) && !cw_mem_read(c, bias + v, m, sizeof m) &&
-                looks_like_arena(c, bias + v, m)) {
-                lay->main_arena = bias + v;
-                lay->found_by_symbols = 1;
+            if (!cw_syms_lookup(c, libc, "main_arena", &v)) {
+                if (!cw_mem_read(c, bias + v, m, sizeof m) && looks_like_arena(c, bias + v, m)) {
+                    lay->main_arena = bias + v;
+                    lay->found_by_symbols = 1;
+                } else {
+                    explain_symbol(c, bias + v, why, sizeof why);
+                }
             }
-            if (!cw_syms_lookup(libc, "mp_", &v) && !looks_like_mp(c, bias + v, 1, lay))
+            if (!cw_syms_lookup(c, libc, "mp_", &v) && !looks_like_mp(c, bias + v, 1, lay))
                 looks_like_mp(c, bias + v, 0, lay);
         }
     }
     if (!lay->main_arena || !lay->have_mp)
         heuristics(c, lay);
     if (!lay->main_arena) {
-        snprintf(err, errsz, "no glibc malloc heap found in this core (no initialised main_arena)");
+        if (!why[0])
+            explain_scan(c, why, sizeof why);
+        snprintf(err, errsz, "no glibc malloc heap found in this core: %s", why);
         return -1;
     }
     return 0;

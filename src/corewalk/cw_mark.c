@@ -7,7 +7,8 @@
  * pointer to the end of that mapping (which also holds its TLS and struct
  * pthread for threads other than the main one); every other writable
  * mapping that is not allocator memory (modules' .data/.bss, the main
- * thread's static TLS block, anonymous mappings), minus main_arena and mp_.
+ * thread's static TLS block, anonymous mappings), minus main_arena and mp_
+ * (136 bytes from glibc 2.35, 112 before).
  * Any 8-aligned word that points into a candidate's user memory (interior
  * pointers included) marks it; marked chunks are scanned in turn.
  * Unreachable chunks are then split like Valgrind does: walking from each
@@ -56,36 +57,61 @@ static cw_chunk_t *target(const mark_ctx_t *m, uint64_t v)
     return c;
 }
 
-/* Marks (as `state`) every candidate in state `from` that a word of
- * [a, b) points into, pushing it for a later scan. */
-static void scan_range(mark_ctx_t *m, uint64_t a, uint64_t b, int from, int state)
+/* Reads the words of [a, b) (a 8-aligned) block by block into buf (512
+ * words) and hands each block to visit; a word that is not dumped is
+ * skipped: with `stop_at_hole` the walk ends there (a chunk's contents),
+ * else it jumps to the next dumped byte (a root range, which a corrupt core
+ * can make terabytes long).  Never fails a read: blocks stop at the end of
+ * what their segment dumped. */
+static void each_block(mark_ctx_t *m, uint64_t a, uint64_t b, int stop_at_hole,
+                       void (*visit)(mark_ctx_t *, const uint64_t *, size_t, void *), void *arg)
 {
-    a = (a + 7) & ~7ull;
+    const cw_core_t *core = m->w->core;
     uint64_t buf[512];
-    while (a + 8 <= b) {
-        size_t n = (size_t)((b - a) / 8);
+    while (a < b && b - a >= 8) {
+        uint64_t n = (b - a) / 8, avail = cw_mem_avail(core, a) / 8;
         if (n > 512)
             n = 512;
-        if (cw_mem_read(m->w->core, a, buf, n * 8)) {
-            /* partly dumped: go word by word, jumping over holes */
+        if (avail) {
+            if (n > avail)
+                n = avail;
+            cw_mem_read(core, a, buf, (size_t)n * 8);
+        } else if (!cw_mem_u64(core, a, buf)) { /* a word across two segments */
             n = 1;
-            if (cw_mem_u64(m->w->core, a, buf)) {
-                uint64_t next = cw_mem_next_dumped(m->w->core, a + 8);
-                if (next >= b || next == UINT64_MAX)
-                    return;
-                a = (next + 7) & ~7ull;
-                continue;
-            }
+        } else {
+            if (stop_at_hole)
+                return;
+            uint64_t next = cw_mem_next_dumped(core, a + 8);
+            if (next >= b || next > UINT64_MAX - 7)
+                return;
+            a = (next + 7) & ~7ull;
+            continue;
         }
-        for (size_t i = 0; i < n; i++) {
-            cw_chunk_t *c = target(m, buf[i]);
-            if (c && c->leak == from) {
-                c->leak = (uint8_t)state;
-                push(m, (size_t)(c - m->w->chunks));
-            }
-        }
+        visit(m, buf, (size_t)n, arg);
         a += n * 8;
     }
+}
+
+/* Marks (as `state`) every candidate in state `from` that a word of the
+ * block points into, pushing it for a later scan. */
+struct mark_arg { int from, state; };
+static void mark_block(mark_ctx_t *m, const uint64_t *v, size_t n, void *arg)
+{
+    const struct mark_arg *ma = arg;
+    for (size_t i = 0; i < n; i++) {
+        cw_chunk_t *c = target(m, v[i]);
+        if (c && c->leak == ma->from) {
+            c->leak = (uint8_t)ma->state;
+            push(m, (size_t)(c - m->w->chunks));
+        }
+    }
+}
+
+static void scan_range(mark_ctx_t *m, uint64_t a, uint64_t b, int from, int state)
+{
+    struct mark_arg ma = {from, state};
+    if (a <= UINT64_MAX - 7)
+        each_block(m, (a + 7) & ~7ull, b, 0, mark_block, &ma);
 }
 
 static void drain(mark_ctx_t *m, int from, int state)
@@ -118,40 +144,57 @@ static void scan_roots(mark_ctx_t *m)
             if (sp >= s->start && sp < s->end)
                 from = sp;
         }
-        uint64_t ma = w->lay.main_arena, me = ma + CW_MSTATE_SIZE;
-        if (ma >= from && me <= s->end) {
-            scan_range(m, from, ma, CW_LEAK_NONE, CW_LEAK_REACHABLE);
-            scan_range(m, me, s->end, CW_LEAK_NONE, CW_LEAK_REACHABLE);
-        } else {
-            scan_range(m, from, s->end, CW_LEAK_NONE, CW_LEAK_REACHABLE);
+        /* allocator state is not a root: main_arena (its bins point at
+         * free chunks) and mp_ (sbrk_base) are cut out of the range */
+        uint64_t cut[2][2] = {{w->lay.main_arena, w->lay.main_arena + CW_MSTATE_SIZE},
+                              {w->lay.mp, w->lay.mp ? w->lay.mp + (w->lay.mp_hp_fields ? 136 : 112) : 0}};
+        if (cut[1][0] < cut[0][0]) {
+            uint64_t t0 = cut[0][0], t1 = cut[0][1];
+            cut[0][0] = cut[1][0], cut[0][1] = cut[1][1], cut[1][0] = t0, cut[1][1] = t1;
         }
+        uint64_t a = from;
+        for (int k = 0; k < 2; k++) {
+            if (!cut[k][0] || cut[k][1] <= a || cut[k][0] >= s->end)
+                continue;
+            if (cut[k][0] > a)
+                scan_range(m, a, cut[k][0], CW_LEAK_NONE, CW_LEAK_REACHABLE);
+            a = cut[k][1];
+        }
+        if (a < s->end)
+            scan_range(m, a, s->end, CW_LEAK_NONE, CW_LEAK_REACHABLE);
         drain(m, CW_LEAK_NONE, CW_LEAK_REACHABLE);
     }
     drain(m, CW_LEAK_NONE, CW_LEAK_REACHABLE);
 }
 
+/* Clique step over one block of a lost chunk's words: unclaimed lost
+ * chunks become indirect (and are walked), earlier leaders indirect. */
+static void clique_block(mark_ctx_t *m, const uint64_t *v, size_t n, void *arg)
+{
+    const cw_chunk_t *leader = arg;
+    for (size_t i = 0; i < n; i++) {
+        cw_chunk_t *t = target(m, v[i]);
+        if (!t || t == leader)
+            continue;
+        if (t->leak == CW_LEAK_NONE) {
+            t->leak = CW_LEAK_INDIRECT;
+            push(m, (size_t)(t - m->w->chunks));
+        } else if (t->leak == CW_LEAK_DIRECT) {
+            t->leak = CW_LEAK_INDIRECT;
+        }
+    }
+}
+
 /* Walks the lost chunks reachable from leader li: unclaimed ones and
- * earlier leaders become indirect (Valgrind's clique rule). */
+ * earlier leaders become indirect (Valgrind's clique rule).  A chunk's
+ * words are read up to the first one not dumped. */
 static void clique(mark_ctx_t *m, size_t li)
 {
     cw_chunk_t *leader = &m->w->chunks[li];
     push(m, li);
     while (m->n) {
         cw_chunk_t *x = &m->w->chunks[m->stack[--m->n]];
-        for (uint64_t a = x->addr + 16; a + 8 <= x->addr + x->size; a += 8) {
-            uint64_t v;
-            if (cw_mem_u64(m->w->core, a, &v))
-                break;
-            cw_chunk_t *t = target(m, v);
-            if (!t || t == leader)
-                continue;
-            if (t->leak == CW_LEAK_NONE) {
-                t->leak = CW_LEAK_INDIRECT;
-                push(m, (size_t)(t - m->w->chunks));
-            } else if (t->leak == CW_LEAK_DIRECT) {
-                t->leak = CW_LEAK_INDIRECT;
-            }
-        }
+        each_block(m, x->addr + 16, x->addr + x->size, 1, clique_block, leader);
     }
 }
 
@@ -201,7 +244,7 @@ void cw_mark_label(const cw_walk_t *w, uint64_t first_word, char *out, size_t ou
     uint64_t bias;
     char sym[512], dem[512];
     if (!s || !s->path || cw_syms_bias(w->core, s->path, &bias) ||
-        cw_syms_name_at(s->path, first_word - bias, sym, sizeof sym) || strncmp(sym, "_ZTV", 4))
+        cw_syms_name_at(w->core, s->path, first_word - bias, sym, sizeof sym) || strncmp(sym, "_ZTV", 4))
         return;
     cw_demangle_vtable(sym, dem, sizeof dem);
     snprintf(out, outsz, "vtable for %s", dem);

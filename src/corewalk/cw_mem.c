@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cw.h"
 
@@ -71,6 +72,17 @@ uint64_t cw_mem_next_dumped(const cw_core_t *c, uint64_t addr)
             return a;
     }
     return UINT64_MAX;
+}
+
+/* How many bytes from addr on can be read from its segment alone (0 when
+ * addr is unmapped or not dumped): lets a scan read in blocks that never
+ * fail instead of retrying a failing block word by word. */
+uint64_t cw_mem_avail(const cw_core_t *c, uint64_t addr)
+{
+    const cw_seg_t *s = cw_mem_seg(c, addr);
+    if (!s || !s->data || addr - s->start >= s->datalen)
+        return 0;
+    return s->datalen - (addr - s->start);
 }
 
 int cw_mem_u64(const cw_core_t *c, uint64_t addr, uint64_t *out)
@@ -143,7 +155,9 @@ void cw_core_close(cw_core_t *c)
     free(c->paths);
     free(c->segs);
     free(c->threads);
-    if (c->own_buf)
+    if (c->own_buf == 1)
         free(c->buf);
+    else if (c->own_buf == 2)
+        munmap(c->buf, c->len);
     free(c);
 }

@@ -49,43 +49,72 @@ static int group_cmp(const void *x, const void *y)
         return a->bytes > b->bytes ? -1 : 1;
     if (a->size != b->size)
         return a->size < b->size ? -1 : 1;
-    return a->first_word < b->first_word ? -1 : a->first_word > b->first_word;
+    if (a->first_word != b->first_word)
+        return a->first_word < b->first_word ? -1 : 1;
+    return a->kind - b->kind;
+}
+
+typedef struct lost { int kind; uint64_t size, first_word, addr; } lost_t;
+
+static int lost_cmp(const void *x, const void *y)
+{
+    const lost_t *a = x, *b = y;
+    if (a->kind != b->kind)
+        return a->kind - b->kind;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    if (a->first_word != b->first_word)
+        return a->first_word < b->first_word ? -1 : 1;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
 /* Groups the lost chunks by (kind, size, first word); *out is malloc'd,
- * sorted by bytes, with vtable labels resolved.  Returns the count. */
+ * sorted by bytes, with vtable labels resolved; the example of a group is
+ * its lowest address.  Returns the count (0 and *out NULL when there is
+ * nothing lost or no memory).  Sorting, not searching: O(n log n) for
+ * cores with millions of lost chunks. */
 size_t cw_report_leakgroups(const cw_walk_t *w, cw_leakgroup_t **out)
 {
-    cw_leakgroup_t *g = NULL;
-    size_t n = 0;
+    *out = NULL;
+    size_t nl = 0;
+    for (size_t i = 0; i < w->nchunks; i++)
+        nl += w->chunks[i].leak == CW_LEAK_DIRECT || w->chunks[i].leak == CW_LEAK_INDIRECT;
+    lost_t *l = nl ? malloc(nl * sizeof *l) : NULL;
+    if (!l)
+        return 0;
+    size_t k = 0;
     for (size_t i = 0; i < w->nchunks; i++) {
         const cw_chunk_t *c = &w->chunks[i];
         if (c->leak != CW_LEAK_DIRECT && c->leak != CW_LEAK_INDIRECT)
             continue;
         uint64_t fw = 0;
         cw_mem_u64(w->core, c->addr + 16, &fw);
-        size_t k;
-        for (k = 0; k < n; k++)
-            if (g[k].kind == c->leak && g[k].size == c->size && g[k].first_word == fw)
-                break;
-        if (k == n) {
-            cw_leakgroup_t *ng = realloc(g, (n + 1) * sizeof *ng);
-            if (!ng)
-                break;
-            g = ng;
-            memset(&g[n], 0, sizeof g[n]);
-            g[n].kind = c->leak;
-            g[n].size = c->size;
-            g[n].first_word = fw;
-            g[n].example = c->addr + 16;
-            cw_mark_label(w, fw, g[n].label, sizeof g[n].label);
+        l[k++] = (lost_t){c->leak, c->size, fw, c->addr};
+    }
+    qsort(l, nl, sizeof *l, lost_cmp);
+    size_t ng = 1;
+    for (size_t i = 1; i < nl; i++)
+        ng += l[i].kind != l[i - 1].kind || l[i].size != l[i - 1].size || l[i].first_word != l[i - 1].first_word;
+    cw_leakgroup_t *g = calloc(ng, sizeof *g);
+    if (!g) {
+        free(l);
+        return 0;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < nl; i++) {
+        if (!n || g[n - 1].kind != l[i].kind || g[n - 1].size != l[i].size || g[n - 1].first_word != l[i].first_word) {
+            g[n].kind = l[i].kind;
+            g[n].size = l[i].size;
+            g[n].first_word = l[i].first_word;
+            g[n].example = l[i].addr + 16;
+            cw_mark_label(w, l[i].first_word, g[n].label, sizeof g[n].label);
             n++;
         }
-        g[k].count++;
-        g[k].bytes += c->size;
+        g[n - 1].count++;
+        g[n - 1].bytes += l[i].size;
     }
-    if (n)
-        qsort(g, n, sizeof *g, group_cmp);
+    free(l);
+    qsort(g, n, sizeof *g, group_cmp);
     *out = g;
     return n;
 }

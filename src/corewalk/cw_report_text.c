@@ -10,6 +10,12 @@
 static void layout(FILE *o, const cw_walk_t *w)
 {
     const cw_layout_t *l = &w->lay;
+    if (l->version_from)
+        fprintf(o, "glibc %d.%d (version string in %s)\n", l->glibc_major, l->glibc_minor,
+                l->version_from == CW_VERSION_MEMORY ? "the process's memory" : "libc's file, same build-id");
+    else
+        fprintf(o, "glibc version unknown (libc's version string is neither in the core nor in a libc file "
+                   "of the same build-id)\n");
     fprintf(o, "glibc malloc: main_arena %#llx (found by %s), mp_ ", U(l->main_arena),
             l->found_by_symbols ? "libc symbols" : "structure");
     if (l->have_mp)

@@ -5,7 +5,10 @@
  * .symtab only when the separate debug file is installed, found by the
  * build-id under /usr/lib/debug/.build-id/xx/yyyy.debug), and vtable
  * names (_ZTV... in .dynsym or .symtab of the module a first word points
- * into).  A file that cannot be read simply yields no symbol.
+ * into).  A file that cannot be read simply yields no symbol, and neither
+ * does a file whose build-id differs from the one in the core's copy of
+ * its ELF header (a core read on another machine, a library upgraded since
+ * the dump): cw_syms_file_matches().
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -50,7 +53,7 @@ static int each_symbol(const char *path, sym_visit visit, void *ctx, char *build
                         sprintf(build_id + 2 * i, "%02x", ((unsigned char *)d->d_buf)[dof + i]);
                 }
         }
-        if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+        if (!visit || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
             continue;
         size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
         for (size_t i = 0; i < n && !found; i++) {
@@ -79,9 +82,12 @@ static int visit_name(const char *nm, const GElf_Sym *s, void *ctx)
 }
 
 /* Looks `name` up in path, then in its debug file (by build-id).  Returns
- * 0 and the symbol's link-time value, or -1. */
-int cw_syms_lookup(const char *path, const char *name, uint64_t *value)
+ * 0 and the symbol's link-time value, or -1.  (Callers get the bias first
+ * with cw_syms_bias(), which refuses a file of another build.) */
+int cw_syms_lookup(const cw_core_t *c, const char *path, const char *name, uint64_t *value)
 {
+    if (c->no_files)
+        return -1;
     struct by_name b = {name, 0};
     char id[128];
     if (each_symbol(path, visit_name, &b, id, sizeof id)) {
@@ -112,14 +118,17 @@ static int visit_addr(const char *nm, const GElf_Sym *s, void *ctx)
 }
 
 /* Names the data symbol of path covering link-time address value: 0 or -1. */
-int cw_syms_name_at(const char *path, uint64_t value, char *name, size_t namesz)
+int cw_syms_name_at(const cw_core_t *c, const char *path, uint64_t value, char *name, size_t namesz)
 {
+    if (c->no_files)
+        return -1;
     struct by_addr b = {value, name, namesz};
     return each_symbol(path, visit_addr, &b, NULL, 0) ? 0 : -1;
 }
 
 /* Load bias of the module `path` in the target: where its first mapping
- * (file offset 0) is, minus the page of its first PT_LOAD's p_vaddr. */
+ * (file offset 0) is, minus the page of its first PT_LOAD's p_vaddr.
+ * -1 when the file on disk is another build than the one mapped. */
 int cw_syms_bias(const cw_core_t *c, const char *path, uint64_t *bias)
 {
     uint64_t base = 0;
@@ -130,7 +139,7 @@ int cw_syms_bias(const cw_core_t *c, const char *path, uint64_t *bias)
             have = 1;
             break;
         }
-    if (!have)
+    if (!have || c->no_files || cw_syms_file_matches(c, path) == 0)
         return -1;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
@@ -152,6 +161,79 @@ int cw_syms_bias(const cw_core_t *c, const char *path, uint64_t *bias)
         return -1;
     *bias = base - (first & ~0xfffull);
     return 0;
+}
+
+/* The first mapping of module `path` (file offset 0), or NULL. */
+static const cw_seg_t *module_base(const cw_core_t *c, const char *path)
+{
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (c->segs[i].path && !strcmp(c->segs[i].path, path) && c->segs[i].file_ofs == 0)
+            return &c->segs[i];
+    return NULL;
+}
+
+/* The GNU build-id of module `path` as the target has it in memory: its
+ * ELF header page (dumped by the kernel with the default coredump_filter,
+ * and by gcore), program headers, PT_NOTE, NT_GNU_BUILD_ID.  Nothing is
+ * opened.  Returns 0 and the id in hex, or -1 when the core lacks it. */
+int cw_syms_core_build_id(const cw_core_t *c, const char *path, char *id, size_t idsz)
+{
+    const cw_seg_t *s = module_base(c, path);
+    Elf64_Ehdr eh;
+    if (!s || idsz < 3 || cw_mem_read(c, s->start, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+        return -1;
+    /* the lowest PT_LOAD is mapped at s->start: its p_vaddr gives the bias */
+    Elf64_Phdr ph[64];
+    if (cw_mem_read(c, s->start + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]))
+        return -1;
+    uint64_t first = UINT64_MAX;
+    for (unsigned i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < first)
+            first = ph[i].p_vaddr;
+    if (first == UINT64_MAX)
+        return -1;
+    uint64_t bias = s->start - (first & ~0xfffull);
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type != PT_NOTE || ph[i].p_filesz > 4096)
+            continue;
+        uint8_t n[4096];
+        uint64_t len = ph[i].p_filesz;
+        if (cw_mem_read(c, bias + ph[i].p_vaddr, n, (size_t)len))
+            continue;
+        for (uint64_t off = 0; off + 12 <= len;) {
+            uint32_t nsz, dsz, type;
+            memcpy(&nsz, n + off, 4);
+            memcpy(&dsz, n + off + 4, 4);
+            memcpy(&type, n + off + 8, 4);
+            uint64_t d = off + 12 + ((nsz + 3ull) & ~3ull);
+            if (d > len || dsz > len - d)
+                break;
+            if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(n + off + 12, "GNU", 4) && dsz &&
+                dsz * 2 + 1 <= idsz) {
+                for (uint32_t k = 0; k < dsz; k++)
+                    snprintf(id + 2 * k, 3, "%02x", n[d + k]);
+                return 0;
+            }
+            off = d + ((dsz + 3ull) & ~3ull);
+        }
+    }
+    return -1;
+}
+
+/* 1 if the file at `path` is the build the target mapped (same build-id),
+ * 0 if it is another build (the core comes from another machine or the
+ * library was upgraded since), -1 if it cannot be told (no build-id in the
+ * core or in the file, file not readable, no_files). */
+int cw_syms_file_matches(const cw_core_t *c, const char *path)
+{
+    char mem[128], file[128];
+    if (c->no_files || cw_syms_core_build_id(c, path, mem, sizeof mem))
+        return -1;
+    each_symbol(path, NULL, NULL, file, sizeof file);
+    if (!file[0])
+        return -1;
+    return !strcmp(mem, file);
 }
 
 /* "_ZTV3Foo" -> "Foo", "_ZTVN2ns3FooE" -> "ns::Foo"; other names are
