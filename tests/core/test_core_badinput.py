@@ -5,12 +5,17 @@ crash (a signal would show as a negative status): random bytes, an ELF
 that is not a core, small hand-made cores (made here) of another machine
 (aarch64), 32-bit, with program headers or segment data past the end of
 the file, with a note running past its segment, and a well-formed core
-holding no heap.  Also random mutations of the small core (rc 0 or 1).
+holding no heap, /dev/zero (its first bytes only: not an endless read).
+Processes that cannot be read: one that does not exist, a zombie, one that
+another process already traces (the tracer is named).  Also random
+mutations of the small core (rc 0 or 1).
 """
+import ctypes
 import os
 import random
 import struct
 import subprocess
+import time
 
 import hstest
 
@@ -69,6 +74,12 @@ def main(t):
     r = subprocess.run([t.heapscope, "core", "--pid", "999999999"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     t.eq("no such process: exit 1", 1, r.returncode)
+    t.true("no such process: message", b"process 999999999: No such process" in r.stderr, r.stderr)
+    r = subprocess.run([t.heapscope, "core", "/dev/zero"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=20)
+    t.eq("/dev/zero: exit 1", 1, r.returncode)
+    t.true("/dev/zero: message", b"/dev/zero: not an ELF file" in r.stderr, r.stderr)
+    pid_checks(t)
     base = elf_core()
     bad = 0
     for i in range(150):
@@ -79,6 +90,47 @@ def main(t):
         if rc not in (0, 1):
             bad += 1
     t.eq("mutated cores: exit status 0 or 1, never a crash", 0, bad)
+
+
+def pid(t, what, p, message):
+    r = subprocess.run([t.heapscope, "core", "--pid", str(p)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    t.eq(what + ": exit status", 1, r.returncode)
+    err = r.stderr.decode()
+    t.true(what + ": message", message in err, "wanted %r in %r" % (message, err))
+
+
+def pid_checks(t):
+    # a zombie: exited, not reaped
+    z = os.fork()
+    if z == 0:
+        os._exit(0)
+    for _ in range(200):
+        with open("/proc/%d/stat" % z) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        time.sleep(0.01)
+    pid(t, "zombie", z, "process %d is a zombie" % z)
+    os.waitpid(z, 0)
+    # already traced: this process seizes core_heap first
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    p = subprocess.Popen([t.prog("core_heap")], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        for line in p.stdout:
+            if line.startswith(b"READY"):
+                break
+        PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
+        if libc.ptrace(PTRACE_SEIZE, p.pid, None, None) != 0:
+            raise hstest.HsError("PTRACE_SEIZE: errno %d" % ctypes.get_errno())
+        pid(t, "already traced", p.pid,
+            "process %d is already traced by process %d (a debugger?): detach it first" % (p.pid, os.getpid()))
+        libc.ptrace(PTRACE_INTERRUPT, p.pid, None, None)
+        os.waitpid(p.pid, 0x40000000)  # __WALL
+        t.eq("already traced: detached again", 0, libc.ptrace(PTRACE_DETACH, p.pid, None, None))
+    finally:
+        p.stdin.close()
+        p.wait(timeout=60)
 
 
 hstest.main(main)

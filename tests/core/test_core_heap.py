@@ -10,7 +10,12 @@ and checks each time: mallinfo2 equal field by field, every block's class,
 free bytes per bin kind, the leaks (exactly the lost blocks, none of the
 reachable ones; the cycle gives one definite and one indirect), the vtable
 name of the leaked C++ object, pinned memory.  A truncated copy of the core
-must be refused with exit status 1.
+must be refused with exit status 1.  Also: the process stopped with
+SIGSTOP is read the same and stays stopped (and a running one runs on
+after --pid); the gcore core piped through stdin reads the same as the
+file; glibc's version is read (from memory live, from libc's file for a
+core) and, when the core's copy of libc's build-id is changed, libc's file
+is no longer trusted: no version, main_arena found by its structure.
 """
 import json
 import glob
@@ -20,12 +25,14 @@ import signal
 import shutil
 import struct
 import subprocess
+import time
 
 import hstest
 
 MI_FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
              "fsmblks", "uordblks", "fordblks", "keepcost")
 FREE_CLASSES = ("tcache", "fastbin", "unsorted", "smallbin", "largebin")
+GLIBC = os.confstr("CS_GNU_LIBC_VERSION").split()[1]  # "2.36"
 
 
 def start(t, cwd=None, preexec_fn=None):
@@ -169,12 +176,60 @@ def kernel_core(t):
     os.remove(cores[0])
 
 
+def proc_state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def libc_build_id_address(pid):
+    """The address of the build-id bytes in the target's copy of libc's ELF
+    header page (the first mapping of libc, file offset 0)."""
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 6 and os.path.basename(w[5]).startswith("libc.so") and int(w[2], 16) == 0:
+                base = int(w[0].split("-")[0], 16)
+                path = w[5]
+                break
+        else:
+            raise hstest.HsError("libc not mapped")
+    with open(path, "rb") as f:
+        d = f.read(1 << 16)
+    phoff, = struct.unpack_from("<Q", d, 32)
+    phnum, = struct.unpack_from("<H", d, 56)
+    for i in range(phnum):
+        typ, _, off, _, _, fsz, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
+        pos = off
+        while typ == 4 and pos + 12 <= off + fsz:
+            nsz, dsz, ntype = struct.unpack_from("<III", d, pos)
+            desc = pos + 12 + ((nsz + 3) & ~3)
+            if ntype == 3 and d[pos + 12:pos + 16] == b"GNU\0":
+                return base + desc
+            pos = desc + ((dsz + 3) & ~3)
+    raise hstest.HsError("no build-id note in " + path)
+
+
 def main(t):
     p, blocks, mi = start(t)
     try:
         t.true("program printed its mallinfo2", mi != {})
         j = core_json(t, "live", ["--pid", str(p.pid)])
         check(t, "live", j, blocks, mi)
+        t.eq("live: glibc version read from memory", (GLIBC, "memory"),
+             (j["glibc"]["version"], j["glibc"]["version_from"]))
+        t.true("live: the process runs on after --pid", proc_state(p.pid) in ("S", "R"), proc_state(p.pid))
+        # a stopped process (SIGSTOP, ^Z) is read the same and stays stopped
+        os.kill(p.pid, signal.SIGSTOP)
+        for _ in range(100):
+            if proc_state(p.pid) == "T":
+                break
+            time.sleep(0.01)
+        t.eq("stopped: state before", "T", proc_state(p.pid))
+        js = core_json(t, "stopped", ["--pid", str(p.pid)])
+        check(t, "stopped", js, blocks, mi)
+        t.eq("stopped: still stopped after --pid", "T", proc_state(p.pid))
+        os.kill(p.pid, signal.SIGCONT)
+        build_id_at = libc_build_id_address(p.pid)
         gcore = shutil.which("gcore")
         if not gcore:
             raise hstest.HsError("gcore (gdb) not installed")
@@ -187,6 +242,33 @@ def main(t):
         p.wait(timeout=60)
     jg = core_json(t, "gcore", [core])
     check(t, "gcore", jg, blocks, mi)
+    t.eq("gcore: glibc version read from libc's file (same build-id)", (GLIBC, "file"),
+         (jg["glibc"]["version"], jg["glibc"]["version_from"]))
+    with open(core, "rb") as f:
+        r = subprocess.run([t.heapscope, "core", "--json", "--summary", "--leaks", "--chunks",
+                            "--fragmentation", "/dev/stdin"], stdin=f, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+    t.eq("gcore through a pipe: exit status", 0, r.returncode)
+    t.true("gcore through a pipe: same report", r.returncode == 0 and json.loads(r.stdout) == jg)
+    # another build of libc than the file on disk: neither its symbols nor its version are used
+    other = core + ".otherlibc"
+    with open(core, "rb") as f:
+        d = f.read()
+    phoff, = struct.unpack_from("<Q", d, 32)
+    phnum, = struct.unpack_from("<H", d, 56)
+    for i in range(phnum):
+        typ, _, off, va, _, fsz, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
+        if typ == 1 and va <= build_id_at < va + fsz:
+            first, = struct.unpack_from("<Q", d, off + build_id_at - va)
+            break
+    else:
+        raise hstest.HsError("libc's ELF header page is not in the gcore core")
+    patch_core(core, other, {build_id_at: first ^ 0xff})
+    jo = core_json(t, "other libc build", [other])
+    t.eq("other libc build: version unknown, structure", (None, None, "structure"),
+         (jo["glibc"]["version"], jo["glibc"]["version_from"], jo["glibc"]["found_by"]))
+    check(t, "other libc build", jo, blocks, mi)
+    os.remove(other)
     check_corrupt(t, core, blocks, jg)
     j = core_json(t, "gcore no symbols", ["--no-symbols", core])
     t.eq("heuristics found main_arena", "structure", j["glibc"]["found_by"])
