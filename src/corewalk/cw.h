@@ -62,6 +62,10 @@ typedef struct cw_core {
     size_t npaths;
     uint64_t auxv_phdr, auxv_entry, auxv_base; /* AT_PHDR, AT_ENTRY, AT_BASE */
     int has_nt_file;
+    int proc_pid;       /* NT_PRPSINFO's pr_pid, or the live pid; 0 unknown */
+    int signo;          /* the signal that made the core (NT_SIGINFO, else the
+                         * first thread's pr_cursig); 0 none or live */
+    char command[81];   /* NT_PRPSINFO's pr_psargs, or /proc/PID/cmdline */
 } cw_core_t;
 
 /* cw_mem.c: the address-space abstraction over segments. */
@@ -117,6 +121,7 @@ typedef struct cw_heap {
 
 typedef struct cw_arena {
     uint64_t addr, top, topsize, system_mem, max_system_mem, next;
+    uint32_t mutex;     /* glibc's lll lock: 0 free, 1 held, 2 held and waited for */
     /* int_mallinfo's figures, computed from the lists like glibc does */
     uint64_t avail, fastavail;
     uint64_t nblocks, nfastblocks;

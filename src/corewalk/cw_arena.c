@@ -79,6 +79,7 @@ static int read_arena(cw_walk_t *w, uint64_t addr, cw_arena_t *a)
         return -1;
     memset(a, 0, sizeof *a);
     a->addr = addr;
+    memcpy(&a->mutex, m, 4);
     memcpy(&a->top, m + CW_MS_TOP, 8);
     memcpy(&a->next, m + CW_MS_NEXT, 8);
     memcpy(&a->system_mem, m + CW_MS_SYSMEM, 8);
@@ -233,6 +234,11 @@ int cw_walk_run(const cw_core_t *cc, int use_symbols, cw_walk_t **out, char *err
         set_role(c, start, m->top + m->topsize, CW_ROLE_HEAP);
         add_heap(w, start, m->top + m->topsize, (start + 15) & ~15ull, 0);
     }
+    for (size_t i = 0; i < w->narenas; i++)
+        if (w->arenas[i].mutex)
+            cw_walk_problem(w, "arena %#llx: its mutex is held (%u): a thread was in malloc or free when "
+                            "the memory was copied, its lists may be half updated",
+                            (unsigned long long)w->arenas[i].addr, w->arenas[i].mutex);
     for (size_t i = 1; i < w->narenas; i++)
         thread_heaps(w, c, (int)i);
     for (size_t i = 0; i < w->nheaps; i++)

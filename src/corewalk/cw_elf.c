@@ -5,8 +5,10 @@
  *                   e_machine EM_X86_64, e_phoff/e_phnum/e_phentsize
  *   PT_LOAD         one per mapping: p_vaddr, p_memsz, p_filesz (bytes dumped,
  *                   may be 0 for unread mappings), p_flags (R/W/X)
- *   PT_NOTE         NT_PRSTATUS (one per thread: pr_pid at 32, pr_reg at 112,
- *                   27 registers in user_regs_struct order), NT_FILE (count,
+ *   PT_NOTE         NT_PRSTATUS (one per thread: pr_cursig at 12, pr_pid at 32,
+ *                   pr_reg at 112, 27 registers in user_regs_struct order),
+ *                   NT_PRPSINFO (pr_pid at 24, pr_psargs[80] at 56: the
+ *                   command line), NT_SIGINFO (si_signo at 0), NT_FILE (count,
  *                   page size, then start/end/page-offset triples and the
  *                   NUL-separated paths), NT_AUXV (AT_PHDR, AT_ENTRY, AT_BASE)
  *   e_phnum PN_XNUM (0xffff): more than 65534 mappings, the real count is
@@ -33,8 +35,15 @@
 
 #include "cw.h"
 
+#define PRSTATUS_CURSIG 12
 #define PRSTATUS_PID 32
 #define PRSTATUS_REGS 112
+#define PRPSINFO_PID 24
+#define PRPSINFO_PSARGS 56   /* char pr_psargs[80] */
+#define PRPSINFO_SIZE 136
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
 
 static int fail(char *err, size_t errsz, const char *msg)
 {
@@ -111,7 +120,27 @@ static int parse_notes(cw_core_t *c, const uint8_t *d, size_t n, char *err, size
             memcpy(&pid, desc + PRSTATUS_PID, 4);
             t[c->nthreads].tid = pid;
             memcpy(t[c->nthreads].regs, desc + PRSTATUS_REGS, CW_NREGS * 8);
+            if (c->nthreads == 0 && !c->signo) {
+                int16_t sig;
+                memcpy(&sig, desc + PRSTATUS_CURSIG, 2);
+                c->signo = sig > 0 && sig < 128 ? sig : 0;
+            }
             c->nthreads++;
+        } else if (is_core && type == NT_PRPSINFO && descsz >= PRPSINFO_SIZE) {
+            int32_t pid;
+            memcpy(&pid, desc + PRPSINFO_PID, 4);
+            c->proc_pid = pid > 0 ? pid : 0;
+            size_t k = 0;
+            for (size_t i = 0; i < 80 && desc[PRPSINFO_PSARGS + i]; i++) /* printable only */
+                c->command[k++] = desc[PRPSINFO_PSARGS + i] >= 0x20 && desc[PRPSINFO_PSARGS + i] < 0x7f
+                                      ? (char)desc[PRPSINFO_PSARGS + i] : '?';
+            while (k && c->command[k - 1] == ' ') /* the kernel pads with a space */
+                k--;
+            c->command[k] = 0;
+        } else if (is_core && type == NT_SIGINFO && descsz >= 4) {
+            int32_t sig;
+            memcpy(&sig, desc, 4);
+            c->signo = sig > 0 && sig < 128 ? sig : 0;
         } else if (is_core && type == NT_FILE) {
             parse_nt_file(c, desc, descsz);
         } else if (is_core && type == NT_AUXV) {

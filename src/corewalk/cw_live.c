@@ -78,6 +78,25 @@ static int status_field(int pid, const char *key, char *out, size_t outsz)
     return rc;
 }
 
+/* The start of /proc/PID/cmdline (arguments joined by spaces, printable
+ * characters only) into c->command. */
+static void read_cmdline(cw_core_t *c, int pid)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/cmdline", pid);
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return;
+    size_t n = fread(c->command, 1, sizeof c->command - 1, f);
+    fclose(f);
+    while (n && !c->command[n - 1])
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (c->command[i] < 0x20 || c->command[i] > 0x7e)
+            c->command[i] = c->command[i] ? '?' : ' ';
+    c->command[n] = 0;
+}
+
 /* Why thread tid of pid cannot be traced (errno e from ptrace) in err. */
 static void explain_trace_failure(int pid, int tid, int e, char *err, size_t errsz)
 {
@@ -237,7 +256,9 @@ int cw_core_open_pid(int pid, cw_core_t **out, char *err, size_t errsz)
     }
     c->live = 1;
     c->pid = pid;
+    c->proc_pid = pid;
     c->has_nt_file = 1;
+    read_cmdline(c, pid);
     int *sigs = NULL;
     int rc = stop_all(c, pid, &sigs, err, errsz);
     if (rc == 0) {

@@ -43,11 +43,19 @@ static void json_str(FILE *o, const char *s)
 void cw_report_json(FILE *o, cw_walk_t *w, int views, const cw_frag_t *f, const cw_leaks_t *l)
 {
     const cw_layout_t *lay = &w->lay;
+    const cw_core_t *core = w->core;
+    fprintf(o, "{\"process\": {\"pid\": %d, \"command\": ", core->proc_pid);
+    json_str(o, core->command);
+    if (core->signo)
+        fprintf(o, ", \"signal\": %d", core->signo);
+    else
+        fprintf(o, ", \"signal\": null");
+    fprintf(o, ", \"live\": %s},\n ", core->live ? "true" : "false");
     if (lay->version_from)
-        fprintf(o, "{\"glibc\": {\"version\": \"%d.%d\", \"version_from\": \"%s\", ", lay->glibc_major,
+        fprintf(o, "\"glibc\": {\"version\": \"%d.%d\", \"version_from\": \"%s\", ", lay->glibc_major,
                 lay->glibc_minor, lay->version_from == CW_VERSION_MEMORY ? "memory" : "file");
     else
-        fprintf(o, "{\"glibc\": {\"version\": null, \"version_from\": null, ");
+        fprintf(o, "\"glibc\": {\"version\": null, \"version_from\": null, ");
     fprintf(o, "\"main_arena\": %llu, \"mp\": %llu, \"found_by\": \"%s\", \"tcache\": %s, "
                "\"safe_linking\": %s, \"heap_info_size\": %d, \"mp_hugepage_fields\": %s},\n",
             U(lay->main_arena), U(lay->mp), lay->found_by_symbols ? "symbols" : "structure",

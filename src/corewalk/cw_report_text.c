@@ -7,9 +7,30 @@
 
 #define U(x) ((unsigned long long)(x))
 
+/* "SIGABRT" for 6, "6" for a number without a name here. */
+static const char *sigabbrev(int sig)
+{
+    static const char *n[32] = {NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
+                                "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE",
+                                "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP",
+                                "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ",
+                                "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"};
+    static char buf[16];
+    if (sig > 0 && sig < 32)
+        return n[sig];
+    snprintf(buf, sizeof buf, "%d", sig);
+    return buf;
+}
+
 static void layout(FILE *o, const cw_walk_t *w)
 {
     const cw_layout_t *l = &w->lay;
+    const cw_core_t *c = w->core;
+    if (c->live)
+        fprintf(o, "process %d '%s' (live, stopped while its memory was copied)\n", c->proc_pid, c->command);
+    else if (c->proc_pid || c->command[0])
+        fprintf(o, "core of process %d '%s'%s%s\n", c->proc_pid, c->command, c->signo ? ", signal " : "",
+                c->signo ? sigabbrev(c->signo) : "");
     if (l->version_from)
         fprintf(o, "glibc %d.%d (version string in %s)\n", l->glibc_major, l->glibc_minor,
                 l->version_from == CW_VERSION_MEMORY ? "the process's memory" : "libc's file, same build-id");

@@ -37,6 +37,9 @@ up to the two fenceposts;
 heap 2: Y 0x70 reachable (thread stack), top.  mmapped: M 0x2000 reachable
 (global), holding a pointer to K.
 
+The notes: NT_PRSTATUS per thread (pid 1000 with pr_cursig SIGABRT, 1001),
+NT_PRPSINFO (pid 1000, "synth --heap 2 arena"), NT_FILE, NT_AUXV.
+
 `build(version, variant)` returns (core bytes, expected); expected has
 `chunks` [(address, size, class, arena, leak)], `mallinfo2` (computed the
 way glibc's int_mallinfo does, from the lists), `glibc`, `leak_summary`,
@@ -73,6 +76,7 @@ VARIANTS = (
     "unused-arena",   # malloc never called: main_arena as glibc's initialiser leaves it
     "libc-not-dumped",  # libc's writable segment has p_filesz 0
     "no-libc",        # NT_FILE names no libc and main_arena is garbage
+    "mutex-held",     # main_arena's mutex is 1: a thread was inside malloc
 )
 
 # addresses
@@ -303,6 +307,8 @@ def build(version="2.36", variant="plain"):
 
     if variant == "bad-size":
         m.p64(at["C"] + 8, 0x3)
+    if variant == "mutex-held":
+        m.p32(MAIN_ARENA, 1)
     if variant == "unused-arena":
         m.put(MAIN_ARENA, bytes(MS_SIZE))
         m.p64(MAIN_ARENA + 2160, MAIN_ARENA)
@@ -379,10 +385,16 @@ def elf(m, threads, variant):
     notes = b""
     for tid, regs in threads:
         pr = bytearray(336)
+        struct.pack_into("<h", pr, 12, 6 if tid == threads[0][0] else 0)  # pr_cursig: SIGABRT
         struct.pack_into("<i", pr, 32, tid)
         for r, v in regs.items():
             struct.pack_into("<Q", pr, 112 + 8 * r, v)
         notes += note(b"CORE", 1, bytes(pr))
+    ps = bytearray(136)
+    struct.pack_into("<i", ps, 24, threads[0][0])
+    ps[40:45] = b"synth"
+    ps[56:56 + 20] = b"synth --heap 2 arena"
+    notes += note(b"CORE", 3, bytes(ps))
     files = [(s, v) for s, v in sorted(m.segs.items()) if v[3] and not (variant == "no-libc" and v[3] == LIBC)]
     desc = struct.pack("<QQ", len(files), 4096)
     desc += b"".join(struct.pack("<QQQ", s, s + v[1], v[4]) for s, v in files)

@@ -172,7 +172,10 @@ def kernel_core(t):
     cores = glob.glob(os.path.join(d, "core*"))
     if not t.true("kernel wrote a core", len(cores) == 1, str(os.listdir(d))):
         return
-    check(t, "kernel core", core_json(t, "kernel core", [cores[0]]), blocks, mi)
+    jk = core_json(t, "kernel core", [cores[0]])
+    check(t, "kernel core", jk, blocks, mi)
+    t.eq("kernel core: process and signal", (p.pid, t.prog("core_heap")[:79], signal.SIGABRT, False),
+         (jk["process"]["pid"], jk["process"]["command"], jk["process"]["signal"], jk["process"]["live"]))
     os.remove(cores[0])
 
 
@@ -215,6 +218,8 @@ def main(t):
         t.true("program printed its mallinfo2", mi != {})
         j = core_json(t, "live", ["--pid", str(p.pid)])
         check(t, "live", j, blocks, mi)
+        t.eq("live: process", {"pid": p.pid, "command": t.prog("core_heap")[:80], "signal": None, "live": True},
+             j["process"])
         t.eq("live: glibc version read from memory", (GLIBC, "memory"),
              (j["glibc"]["version"], j["glibc"]["version_from"]))
         t.true("live: the process runs on after --pid", proc_state(p.pid) in ("S", "R"), proc_state(p.pid))
@@ -237,11 +242,13 @@ def main(t):
         subprocess.run([gcore, "-o", prefix, str(p.pid)], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=120, check=True)
         core = "%s.%d" % (prefix, p.pid)
+        pid = p.pid
     finally:
         p.stdin.close()
         p.wait(timeout=60)
     jg = core_json(t, "gcore", [core])
     check(t, "gcore", jg, blocks, mi)
+    t.eq("gcore: process", (pid, t.prog("core_heap")[:79]), (jg["process"]["pid"], jg["process"]["command"]))
     t.eq("gcore: glibc version read from libc's file (same build-id)", (GLIBC, "file"),
          (jg["glibc"]["version"], jg["glibc"]["version_from"]))
     with open(core, "rb") as f:

@@ -9,7 +9,8 @@ facts, free bytes per class, the leak summary and no problem; the same
 core with extended program header numbering (PN_XNUM) gives the same
 answer; without libc's banner the version is unknown and the walk the
 same.  Corrupt variants: each corruption reported with its address and the
-rest walked (a fastbin loop, a tcache loop, a bad chunk size, an arena ring
+rest walked (a fastbin loop, a tcache loop, a bad chunk size, a held arena
+mutex (a core taken inside malloc), an arena ring
 that loops on itself and a heap_info.prev loop, which used to make 4096
 copies of the same arena or heap); cores that cannot be walked refused
 with a message saying why (glibc 2.42 and 2.28, a main_arena that malloc
@@ -63,6 +64,8 @@ def check_full(t, name, j, e):
          (j["summary"]["threads"], j["summary"]["arenas"], j["summary"]["heaps"]))
     t.eq(name + ": mmapped", (1, 0x2000), (j["summary"]["mmapped_chunks"], j["summary"]["mmapped_mem"]))
     t.eq(name + ": problems", [], j["problems"])
+    t.eq(name + ": process", {"pid": 1000, "command": "synth --heap 2 arena", "signal": 6, "live": False},
+         j["process"])
 
 
 def main(t):
@@ -82,6 +85,8 @@ def main(t):
                 ("fastbin-loop", ["arena %#x fastbin 0: bad entry %#x (loop)" % (arena, a["F1"])], full),
                 ("tcache-loop", ["tcache %#x bin 1: bad entry %#x (loop)" % (a["tcs"], a["T1"] + 16)], full),
                 ("arena-loop", ["arena ring loops at %#x without coming back to main_arena" % ta], full),
+                ("mutex-held", ["arena %#x: its mutex is held (1): a thread was in malloc or free when the "
+                                "memory was copied, its lists may be half updated" % arena], full),
                 ("bad-size", ["bad size 0x3 of chunk %#x (heap %#x): rest of heap skipped"
                               % (a["C"], synth_core.HEAP),
                               "arena %#x fastbin 0: bad entry %#x (not a chunk)" % (arena, a["F2"]),
@@ -100,7 +105,7 @@ def main(t):
                 got = [c[:4] for c in got]
                 chunks = [c[:4] for c in chunks]
             t.eq("%s %s: chunks" % (v, variant), chunks, got)
-            if variant in ("fastbin-loop", "tcache-loop", "arena-loop"):
+            if variant in ("fastbin-loop", "tcache-loop", "arena-loop", "mutex-held"):
                 t.eq("%s %s: mallinfo2" % (v, variant), e["mallinfo2"], j["mallinfo2"])
 
         # refused, exit 1, with the reason
@@ -125,7 +130,8 @@ def main(t):
     t.eq("text: exit status", 0, rc)
     lines = out.splitlines()
     mi = " ".join("%s %d" % (k, e["mallinfo2"][k]) for k in MI)
-    for want in ("glibc 2.36 (version string in the process's memory)",
+    for want in ("core of process 1000 'synth --heap 2 arena', signal SIGABRT",
+                 "glibc 2.36 (version string in the process's memory)",
                  "glibc malloc: main_arena %#x (found by structure), mp_ %#x" % (synth_core.MAIN_ARENA,
                                                                                synth_core.MP),
                  "  tcache yes, safe-linking yes, heap_info 48 bytes, mp_ with hugepage fields (2.35+)",
