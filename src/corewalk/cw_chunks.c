@@ -43,7 +43,8 @@ static int chunk_cmp(const void *a, const void *b)
 
 void cw_chunks_sort(cw_walk_t *w)
 {
-    qsort(w->chunks, w->nchunks, sizeof *w->chunks, chunk_cmp);
+    if (w->nchunks) /* chunks is NULL when none was found: qsort(NULL, 0) is undefined */
+        qsort(w->chunks, w->nchunks, sizeof *w->chunks, chunk_cmp);
 }
 
 /* The chunk whose header is at addr, or NULL. */

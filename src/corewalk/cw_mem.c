@@ -114,7 +114,8 @@ static int seg_cmp(const void *a, const void *b)
  * may list them; the first one wins). */
 void cw_mem_sort(cw_core_t *c)
 {
-    qsort(c->segs, c->nsegs, sizeof *c->segs, seg_cmp);
+    if (c->nsegs) /* segs is NULL when there is none */
+        qsort(c->segs, c->nsegs, sizeof *c->segs, seg_cmp);
     size_t k = 0;
     for (size_t i = 0; i < c->nsegs; i++) {
         if (c->segs[i].end <= c->segs[i].start)

@@ -44,8 +44,9 @@ NT_PRPSINFO (pid 1000, "synth --heap 2 arena"), NT_FILE, NT_AUXV.
 `chunks` [(address, size, class, arena, leak)], `mallinfo2` (computed the
 way glibc's int_mallinfo does, from the lists), `glibc`, `leak_summary`,
 `free_bytes`, `threads`, `arenas`, `heaps`.  Variants corrupt one thing
-(see VARIANTS).  `python3 synth_core.py DIR` writes the seed cores of the
-fuzzer (tests/corpus/core/seed-synth-*).
+(see VARIANTS); `mutants(n, seed)` makes randomly corrupted copies.
+`python3 synth_core.py DIR` writes the seed cores of the fuzzer
+(tests/corpus/core/seed-synth-*).
 """
 import os
 import struct
@@ -77,6 +78,7 @@ VARIANTS = (
     "libc-not-dumped",  # libc's writable segment has p_filesz 0
     "no-libc",        # NT_FILE names no libc and main_arena is garbage
     "mutex-held",     # main_arena's mutex is 1: a thread was inside malloc
+    "no-chunks",      # one arena whose first chunk has a bad size, no mmapped chunk: nothing found
 )
 
 # addresses
@@ -309,6 +311,10 @@ def build(version="2.36", variant="plain"):
         m.p64(at["C"] + 8, 0x3)
     if variant == "mutex-held":
         m.p32(MAIN_ARENA, 1)
+    if variant == "no-chunks":
+        m.p64(HEAP + 8, 0x3)
+        m.p64(MAIN_ARENA + 2160, MAIN_ARENA)
+        m.p64(MMAP + 8, 0)
     if variant == "unused-arena":
         m.put(MAIN_ARENA, bytes(MS_SIZE))
         m.p64(MAIN_ARENA + 2160, MAIN_ARENA)
@@ -371,6 +377,39 @@ def build(version="2.36", variant="plain"):
         "addresses": dict(list(at.items()) + list(tat.items()), top=top, ttop=ttop),
     }
     return core, expected
+
+
+def mutants(n, seed):
+    """n copies of the three layouts' cores with 1-4 dumped words each
+    overwritten by a value a walker has to doubt: a chunk's address, its
+    user pointer or a neighbour, 0, a mangled pointer, a small size with
+    flag bits, an address in the same segment, a huge number.  Yields
+    (name, bytes)."""
+    import random
+    rnd = random.Random(seed)
+    bases = []
+    for v in LAYOUTS:
+        core, e = build(v)
+        phoff, = struct.unpack_from("<Q", core, 32)
+        phnum, = struct.unpack_from("<H", core, 56)
+        segs = []
+        for i in range(phnum):
+            typ, _, off, va, _, fs, _, _ = struct.unpack_from("<IIQQQQQQ", core, phoff + 56 * i)
+            if typ == 1 and fs:
+                segs.append((va, off, fs))
+        bases.append((v, core, segs, [c[0] for c in e["chunks"]]))
+    for k in range(n):
+        v, core, segs, addrs = rnd.choice(bases)
+        d = bytearray(core)
+        for _ in range(rnd.randint(1, 4)):
+            va, off, fs = rnd.choice(segs)
+            pos = off + rnd.randrange(0, fs // 8) * 8
+            a = rnd.choice(addrs)
+            val = rnd.choice([a, a + 16, a + 8, a - 16, 0, rnd.getrandbits(64), rnd.getrandbits(12),
+                              rnd.randrange(0, 4096) * 16 + rnd.randrange(0, 4), va + rnd.randrange(0, fs),
+                              (pos >> 12) ^ (rnd.choice(addrs) + 16), 2 ** 63, 2 ** 64 - 16])
+            struct.pack_into("<Q", d, pos, val & (2 ** 64 - 1))
+        yield "%s-mutant-%d" % (v, k), bytes(d)
 
 
 def note(name, ntype, desc):

@@ -12,9 +12,11 @@ same.  Corrupt variants: each corruption reported with its address and the
 rest walked (a fastbin loop, a tcache loop, a bad chunk size, a held arena
 mutex (a core taken inside malloc), an arena ring
 that loops on itself and a heap_info.prev loop, which used to make 4096
-copies of the same arena or heap); cores that cannot be walked refused
+copies of the same arena or heap; a walk that finds no chunk at all); cores that cannot be walked refused
 with a message saying why (glibc 2.42 and 2.28, a main_arena that malloc
-never initialised, libc's data not dumped, no libc at all).  One core
+never initialised, libc's data not dumped, no libc at all).  Then 200
+structure-aware mutants (synth_core.mutants, fixed seed): exit 0 or 1,
+never a signal or a sanitizer report.  One core
 (2.36) is also checked in text form for the figures a reader sees.
 """
 import json
@@ -27,6 +29,7 @@ import hstest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import synth_core  # noqa: E402
 
+MUTANTS = 200
 MI = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
       "fordblks", "keepcost")
 
@@ -108,6 +111,17 @@ def main(t):
             if variant in ("fastbin-loop", "tcache-loop", "arena-loop", "mutex-held"):
                 t.eq("%s %s: mallinfo2" % (v, variant), e["mallinfo2"], j["mallinfo2"])
 
+        # nothing found at all (qsort(NULL, 0) was undefined behaviour here)
+        core, _ = synth_core.build(v, "no-chunks")
+        j = walk(t, v + "-no-chunks", core)
+        t.eq(v + " no chunks: chunks", [], j["chunks"])
+        t.eq(v + " no chunks: problems", [
+            "bad size 0x3 of chunk %#x (heap %#x): rest of heap skipped" % (synth_core.HEAP, synth_core.HEAP),
+            "arena %#x fastbin 0: bad entry %#x (not a chunk)" % (arena, a["F1"]),
+            "arena %#x bin 1: bad entry %#x (not a chunk)" % (arena, a["U"]),
+            "arena %#x bin 17: bad entry %#x (not a chunk)" % (arena, a["SB"]),
+            "arena %#x bin 65: bad entry %#x (not a chunk)" % (arena, a["LB"])], j["problems"])
+
         # refused, exit 1, with the reason
         for variant, message in (
                 ("glibc-2.42", "unknown glibc layout: the core's libc is glibc 2.42 (from its memory), "
@@ -123,6 +137,16 @@ def main(t):
             t.eq("%s %s: exit status" % (v, variant), 1, rc)
             t.true("%s %s: message" % (v, variant), message in err, "wanted %r in %r" % (message, err))
             t.eq("%s %s: no report" % (v, variant), "", out)
+
+    # structure-aware corruption: chunk addresses, user pointers, mangled
+    # pointers, sizes written over dumped words; never a signal or a
+    # sanitizer report (this test also runs under ASan/UBSan)
+    bad = []
+    for name, core in synth_core.mutants(MUTANTS, 6):
+        rc, out, err = run(t, "mutant", core, ["--json", "--summary", "--fragmentation", "--leaks", "--chunks"])
+        if rc not in (0, 1) or "runtime error" in err or "Sanitizer" in err or (rc == 0 and not json.loads(out)):
+            bad.append((name, rc, err[-300:]))
+    t.eq("%d mutants: exit 0 or 1, no sanitizer report" % MUTANTS, [], bad)
 
     # the text report of one of them, as a reader sees it
     core, e = synth_core.build("2.36")
