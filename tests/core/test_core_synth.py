@@ -14,9 +14,10 @@ mutex (a core taken inside malloc), an arena ring
 that loops on itself and a heap_info.prev loop, which used to make 4096
 copies of the same arena or heap; a walk that finds no chunk at all); cores that cannot be walked refused
 with a message saying why (glibc 2.42 and 2.28, a main_arena that malloc
-never initialised, libc's data not dumped, no libc at all).  Then 200
-structure-aware mutants (synth_core.mutants, fixed seed): exit 0 or 1,
-never a signal or a sanitizer report.  One core
+never initialised, libc's data not dumped, no libc at all).  Then 1000
+structure-aware mutants (synth_core.mutants, fixed seed) through the fuzz
+entry point (fz_core_replay, one process) and 20 through heapscope core:
+no signal, no sanitizer report, exit 0 or 1.  One core
 (2.36) is also checked in text form for the figures a reader sees.
 """
 import json
@@ -29,7 +30,8 @@ import hstest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import synth_core  # noqa: E402
 
-MUTANTS = 200
+MUTANTS = 1000      # in one process, fz_core_replay
+CLI_MUTANTS = 20    # one heapscope process each
 MI = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
       "fordblks", "keepcost")
 
@@ -140,13 +142,27 @@ def main(t):
 
     # structure-aware corruption: chunk addresses, user pointers, mangled
     # pointers, sizes written over dumped words; never a signal or a
-    # sanitizer report (this test also runs under ASan/UBSan)
-    bad = []
+    # sanitizer report (this test also runs under ASan/UBSan).  Most go
+    # through the fuzz entry point in one process (fz_core_replay), a few
+    # through the command.
+    d = os.path.join(t.dir, "mutants")
+    os.mkdir(d)
     for name, core in synth_core.mutants(MUTANTS, 6):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(core)
+    r = subprocess.run([t.prog("fz_core_replay"), d], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=300)
+    log = r.stdout.decode(errors="replace")
+    t.eq("%d mutants replayed: exit status" % MUTANTS, 0, r.returncode)
+    t.true("%d mutants replayed: all, no sanitizer report" % MUTANTS,
+           "%d inputs replayed" % MUTANTS in log and "runtime error" not in log and "Sanitizer" not in log,
+           log[-2000:])
+    bad = []
+    for name, core in synth_core.mutants(CLI_MUTANTS, 7):
         rc, out, err = run(t, "mutant", core, ["--json", "--summary", "--fragmentation", "--leaks", "--chunks"])
         if rc not in (0, 1) or "runtime error" in err or "Sanitizer" in err or (rc == 0 and not json.loads(out)):
             bad.append((name, rc, err[-300:]))
-    t.eq("%d mutants: exit 0 or 1, no sanitizer report" % MUTANTS, [], bad)
+    t.eq("%d mutants through heapscope core: exit 0 or 1, no sanitizer report" % CLI_MUTANTS, [], bad)
 
     # the text report of one of them, as a reader sees it
     core, e = synth_core.build("2.36")
