@@ -65,7 +65,9 @@ int pf_read_truncate(pf_parse_t *ps, const char *fmt, ...)
         return PF_ETRUNCATED;
     }
     ps->prof->truncated = 1;
-    snprintf(ps->prof->truncated_why, sizeof ps->prof->truncated_why, "%s%s", where, msg);
+    /* Cut to fit: the reason is for people, its end matters least. */
+    snprintf(ps->prof->truncated_why, sizeof ps->prof->truncated_why, "%s%.*s", where,
+             (int)(sizeof ps->prof->truncated_why - 1 - strlen(where)), msg);
     return PF_STOP;
 }
 
