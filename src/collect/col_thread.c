@@ -33,7 +33,8 @@ static int live_threads, max_live_threads, threads_seen;
 
 static void update_slack(void)
 {
-    col_heap.slack = live_threads > 1 ? col_config.peak_slack : 0;
+    /* read on the hot path without the lock: a plain load on x86-64 */
+    __atomic_store_n(&col_heap.slack, live_threads > 1 ? col_config.peak_slack : 0, __ATOMIC_RELAXED);
 }
 
 static col_thread_t *state_new(void)
@@ -77,7 +78,7 @@ static void on_thread_exit(void *arg)
     col_tls_dead = 1;
     col_unwind_thread_exit();
     ut_spin_lock(&registry_lock);
-    live_threads--;
+    __atomic_store_n(&live_threads, live_threads - 1, __ATOMIC_RELAXED);
     update_slack();
     __atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
     ut_spin_unlock(&registry_lock);
@@ -129,9 +130,12 @@ col_thread_t *col_thread_attach(void)
     t->memo_id = 0; /* the unwinder's memo belongs to the previous owner */
     t->memo_token = 0;
     ut_spin_lock(&registry_lock);
-    live_threads++;
-    threads_seen++;
-    if (live_threads > max_live_threads)
+    /* written under registry_lock, read by the writer thread without it */
+    int live = live_threads + 1;
+    __atomic_store_n(&live_threads, live, __ATOMIC_RELAXED);
+    __atomic_store_n(&threads_seen, threads_seen + 1, __ATOMIC_RELAXED);
+    if (live > max_live_threads)
+        __atomic_store_n(&max_live_threads, live, __ATOMIC_RELAXED);
     update_slack();
     ut_spin_unlock(&registry_lock);
     pthread_setspecific(exit_key, t);
