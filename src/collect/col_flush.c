@@ -196,14 +196,14 @@ static int merge_all(merge_tab_t *m, totals_t *tot)
             uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
             int64_t pb, pk;
             if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                pk = e->peak_blocks;
-                pb = e->peak_bytes;
+                pk = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
+                pb = __atomic_load_n(&e->peak_bytes, __ATOMIC_RELAXED);
             } else {
                 pk = (int64_t)(allocs - frees);
                 pb = (int64_t)(bytes - bytes_freed);
                 if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                    pk = e->peak_blocks;
-                    pb = e->peak_bytes;
+                    pk = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
+                    pb = __atomic_load_n(&e->peak_bytes, __ATOMIC_RELAXED);
                 }
             }
             d->allocs += allocs;
@@ -227,6 +227,17 @@ static int merge_all(merge_tab_t *m, totals_t *tot)
                        __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
     }
     return 0;
+}
+
+/* Entries whose stack could not be added to the call tree (out of memory
+ * in col_flush_intern_pending) wait for the next flush. */
+static void drop_undefined(merge_tab_t *m)
+{
+    for (uint32_t i = 0; i <= m->mask && m->e; i++)
+        if (m->e[i].stack_id > stacks_done) {
+            m->e[i].stack_id = 0;
+            m->used--;
+        }
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -488,6 +499,12 @@ int col_flush(int kind)
     merge_tab_t m = {0};
     totals_t tot = {0};
     int rc = merge_all(&m, &tot);
+    /* Threads keep interning while merge_all reads their entries: add the
+     * stacks of entries made since the first call, so that every COUNTERS
+     * entry names a stack the profile defines (found by tsan_pipeline). */
+    col_flush_intern_pending();
+    if (rc == 0)
+        drop_undefined(&m);
     /* a fork child that never allocated leaves no profile behind */
     if (rc == 0 && (col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events) {
         merge_free(&m);
