@@ -68,7 +68,7 @@ UT_INLINE void tick(col_thread_t *t)
  * free) leaves no false leak behind.  The profile says how many. */
 UT_COLD static void account_untracked(col_thread_t *t)
 {
-    t->n_untracked++;
+    UT_BUMP(t->n_untracked, 1);
 }
 
 /* Counters, shadow and heap for a block of `size` bytes at ptr from stack id. */
@@ -85,24 +85,24 @@ UT_INLINE void account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t i
     }
     col_entry_t *e = col_thread_entry(t, id, col_size_key(size));
     if (UT_UNLIKELY(e == NULL)) {
-        t->n_lost++;
+        UT_BUMP(t->n_lost, 1);
         id = COL_STACK_LOST;
         e = col_thread_entry(t, id, col_size_key(size));
     }
     if (UT_LIKELY(e != NULL)) {
         peak_check(e);
-        e->allocs++;
-        e->bytes += size;
+        UT_BUMP(e->allocs, 1);
+        UT_BUMP(e->bytes, size);
     }
-    t->n_allocs++;
+    UT_BUMP(t->n_allocs, 1);
     uint32_t v = (id << COL_SLACK_BITS) | (slack < COL_SLACK_BIG ? (uint32_t)slack : COL_SLACK_BIG);
     uint32_t old = __atomic_load_n(slot, __ATOMIC_RELAXED);
     __atomic_store_n(slot, v, __ATOMIC_RELAXED);
     if (UT_UNLIKELY(old != 0))
-        t->n_shadow_overwrites++;
+        UT_BUMP(t->n_shadow_overwrites, 1);
     t->last_alloc = ptr;
     t->pending += (int64_t)size;
-    if (t->pending >= col_heap.slack)
+    if (t->pending >= __atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
     tick(t);
 }
@@ -112,18 +112,18 @@ UT_INLINE void account_free(col_thread_t *t, const void *ptr, uint32_t id, uint6
     col_entry_t *e = col_thread_entry(t, id, col_size_key(size));
     if (UT_LIKELY(e != NULL)) {
         peak_check(e);
-        e->frees++;
-        e->bytes_freed += size;
+        UT_BUMP(e->frees, 1);
+        UT_BUMP(e->bytes_freed, size);
         if (ptr == t->last_alloc) {
-            e->temporary++;
+            UT_BUMP(e->temporary, 1);
             t->last_alloc = NULL;
         }
     } else {
-        t->n_lost++;
+        UT_BUMP(t->n_lost, 1);
     }
-    t->n_frees++;
+    UT_BUMP(t->n_frees, 1);
     t->pending -= (int64_t)size;
-    if (t->pending <= -col_heap.slack)
+    if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
     tick(t);
 }
@@ -186,7 +186,7 @@ void col_record_free(void *ptr)
     if (UT_LIKELY(v != 0))
         account_free(t, ptr, v >> COL_SLACK_BITS, block_size(ptr, v));
     else
-        t->n_unknown_frees++;
+        UT_BUMP(t->n_unknown_frees, 1);
     col_tls_guard = 0;
 }
 
@@ -225,7 +225,7 @@ void col_record_commit_free(col_taken_t *tk)
     if (tk->valid)
         account_free(t, tk->ptr, tk->value >> COL_SLACK_BITS, tk->size);
     else
-        t->n_unknown_frees++;
+        UT_BUMP(t->n_unknown_frees, 1);
     if (t->shared)
         col_thread_unlock_shared();
     col_tls_guard--;
@@ -270,7 +270,7 @@ UT_COLD static void record_free_cold(void *ptr)
             col_thread_lock_shared();
         uint32_t v = col_shadow_take(ptr);
         if (v == 0)
-            t->n_unknown_frees++;
+            UT_BUMP(t->n_unknown_frees, 1);
         else
             account_free(t, ptr, v >> COL_SLACK_BITS, block_size(ptr, v));
         if (t->shared)
@@ -297,7 +297,7 @@ UT_COLD static void new_peak(int64_t h)
  * also sees the values (see col_flush.c). */
 UT_COLD static void save_peak(col_entry_t *e, uint32_t gen)
 {
-    e->peak_blocks = (int64_t)(e->allocs - e->frees);
-    e->peak_bytes = (int64_t)(e->bytes - e->bytes_freed);
+    __atomic_store_n(&e->peak_blocks, (int64_t)(e->allocs - e->frees), __ATOMIC_RELAXED);
+    __atomic_store_n(&e->peak_bytes, (int64_t)(e->bytes - e->bytes_freed), __ATOMIC_RELAXED);
     __atomic_store_n(&e->peak_gen, gen, __ATOMIC_RELEASE);
 }
