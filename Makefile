@@ -44,7 +44,7 @@ endif
 # Targets run their prerequisites in order (deps before build before test);
 # the build itself is parallel through cmake --build -j.
 .NOTPARALLEL:
-.PHONY: all build configure deps demo test install clean help check-sanitize
+.PHONY: all build configure deps demo test install clean help check-sanitize check-tsan
 
 all: build
 
@@ -91,6 +91,12 @@ check-sanitize: deps
 	$(CMAKE) --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(CTEST) --output-on-failure -j 2 -L 'unit|fuzz-replay'
+
+# check-tsan: the ThreadSanitizer tests of the collector (tests/tsan, also
+# in `make test`), the pipeline test at 4 times its size.
+check-tsan: build
+	cd $(BUILD_DIR) && TSAN_OPTIONS=halt_on_error=1 ./bin/tsan_collector && \
+	  TSAN_OPTIONS=halt_on_error=1 ./bin/tsan_pipeline 4
 
 # DESTDIR=... is honoured by cmake --install (for packaging).
 install: build
