@@ -340,6 +340,21 @@ int col_unwind_any(col_thread_t *t, const void *frame, uintptr_t *ips, int max, 
 int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
                         uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
                         uint64_t expect, uint64_t *token);
+/* Is the stack above frame exactly the walk named token (non-zero)?  Only
+ * the unwinder's memo check: no frame written, nothing walked. */
+int col_unwind_fp_same(const col_thread_t *t, const void *frame, uint64_t token);
+int col_dwarf_same(const void *start, uint64_t token);
+
+UT_INLINE int col_unwind_same(const col_thread_t *t, const void *frame, uint64_t token)
+{
+    if (UT_UNLIKELY(col_config.verify_unwind))
+        return 0; /* verification needs the walk */
+    if (col_config.unwinder == PF_UNWIND_DWARF)
+        return col_dwarf_same(frame, token);
+    if (col_config.unwinder == PF_UNWIND_FP)
+        return col_unwind_fp_same(t, frame, token);
+    return 0;
+}
 
 /* Return addresses of the current stack, innermost first, without
  * heapscope's own frames, starting at the caller of `frame` (see

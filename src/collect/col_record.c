@@ -152,14 +152,11 @@ static uint32_t stack_of(col_thread_t *t, uint32_t prev, const uintptr_t *ips, i
     return id;
 }
 
-void col_record_alloc(void *ptr, size_t size, const void *frame)
+/* An allocation whose stack is not the previous one's walk: unwind (the
+ * frames array is only set up here), find the stack's id, count. */
+UT_NOINLINE static void record_alloc_walk(col_thread_t *t, void *ptr, size_t size,
+                                          const void *frame)
 {
-    col_thread_t *t = col_tls_self;
-    if (UT_UNLIKELY(t == NULL)) {
-        record_alloc_cold(ptr, size, frame);
-        return;
-    }
-    col_tls_guard = 1;
     uintptr_t ips[COL_MAX_DEPTH];
     unsigned flags = 0;
     uint64_t token;
@@ -171,6 +168,22 @@ void col_record_alloc(void *ptr, size_t size, const void *frame)
         t->memo_token = token;
     }
     account_alloc(t, ptr, size, id);
+}
+
+/* The common case first: the unwinder's memo says the stack is exactly the
+ * walk of this thread's previous allocation, so its id is memo_id. */
+void col_record_alloc(void *ptr, size_t size, const void *frame)
+{
+    col_thread_t *t = col_tls_self;
+    if (UT_UNLIKELY(t == NULL)) {
+        record_alloc_cold(ptr, size, frame);
+        return;
+    }
+    col_tls_guard = 1;
+    if (UT_LIKELY(t->memo_token != 0) && col_unwind_same(t, frame, t->memo_token))
+        account_alloc(t, ptr, size, t->memo_id);
+    else
+        record_alloc_walk(t, ptr, size, frame);
     col_tls_guard = 0;
 }
 

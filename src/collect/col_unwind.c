@@ -70,11 +70,15 @@ static int drop_own_frames(uintptr_t *ips, int n)
 #define FP_VISITS (COL_MAX_DEPTH + 1)
 enum { FP_END_RA, FP_END_NEXT, FP_END_TRUNC };
 
+typedef struct fp_visit {
+    uintptr_t fp, next, ra; /* a frame, and the two words the walk read there */
+} fp_visit_t;
+
 typedef struct fp_memo {
     uint64_t token, tokens; /* this walk's name; last name handed out */
     uint32_t epoch;
     int nv, n, end;
-    uintptr_t fp[FP_VISITS], w0[FP_VISITS], w1[FP_VISITS];
+    fp_visit_t v[FP_VISITS]; /* side by side: the check reads them in order */
     uintptr_t ips[COL_MAX_DEPTH];
 } fp_memo_t;
 
@@ -110,21 +114,28 @@ static inline int fp_next_ok(uintptr_t fp, uintptr_t next, uintptr_t lo, uintptr
     return next > fp && next <= hi - 2 * sizeof(uintptr_t) && (next & 7) == 0;
 }
 
+/* The words of every visit (m->nv > 0) are unchanged and the walk's end
+ * still holds. */
+UT_INLINE int fp_memo_words_hold(const fp_memo_t *m, uintptr_t lo, uintptr_t hi)
+{
+    const fp_visit_t *v = m->v, *last = m->v + m->nv - 1;
+    for (; v < last; v++) {
+        const uintptr_t *f = (const uintptr_t *)v->fp;
+        if (f[0] != v->next || f[1] != v->ra)
+            return 0;
+    }
+    const uintptr_t *f = (const uintptr_t *)last->fp;
+    if (f[1] != last->ra)
+        return 0; /* the return address decided whether the frame counts */
+    return m->end != FP_END_NEXT || !fp_next_ok(last->fp, f[0], lo, hi);
+}
+
 UT_INLINE int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch, uintptr_t lo,
                          uintptr_t hi)
 {
-    if (m->nv == 0 || m->fp[0] != fp || m->epoch != epoch)
+    if (m->nv == 0 || m->v[0].fp != fp || m->epoch != epoch)
         return 0;
-    int last = m->nv - 1;
-    for (int k = 0; k < last; k++) {
-        const uintptr_t *f = (const uintptr_t *)m->fp[k];
-        if (f[0] != m->w0[k] || f[1] != m->w1[k])
-            return 0;
-    }
-    const uintptr_t *f = (const uintptr_t *)m->fp[last];
-    if (f[1] != m->w1[last])
-        return 0; /* the return address decided whether the frame counts */
-    return m->end != FP_END_NEXT || !fp_next_ok(m->fp[last], f[0], lo, hi);
+    return fp_memo_words_hold(m, lo, hi);
 }
 
 /* use_memo 0: a plain walk that neither reads nor writes the memo (for
@@ -166,10 +177,7 @@ UT_NOINLINE static int unwind_fp(col_thread_t *t, const void *start, uintptr_t *
         frame = (const uintptr_t *)fp;
         uintptr_t next = frame[0], ra = frame[1];
         if (m && nv < FP_VISITS) {
-            m->fp[nv] = fp;
-            m->w0[nv] = next;
-            m->w1[nv] = ra;
-            nv++;
+            m->v[nv++] = (fp_visit_t){.fp = fp, .next = next, .ra = ra};
         }
         if (ra == 0 || !is_code(ra, &code_lo, &code_hi)) {
             end = FP_END_RA; /* rbp was not a frame pointer here */
@@ -261,24 +269,38 @@ void col_unwind_report(void)
  * case) costs a few dozen instructions, anything else takes the full walk.
  * The memo's first frame was never heapscope's own, so when the hook's
  * frame is that frame, with the same return address, nothing is to be
- * skipped; the rest is fp_memo_holds, as in the full walk. */
-int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-                  uint64_t expect, uint64_t *token)
+ * skipped; the rest is fp_memo_holds, as in the full walk.  NULL: walk. */
+UT_INLINE const fp_memo_t *fp_memo_same(const col_thread_t *t, const void *frame)
 {
     const fp_memo_t *m = tls_fp_memo;
     uintptr_t fp = (uintptr_t)frame;
-    if (UT_LIKELY(m != NULL) && m->nv > 0 && m->fp[0] == fp &&
-        ((const uintptr_t *)fp)[1] == m->w1[0]) {
+    if (UT_LIKELY(m != NULL) && m->nv > 0 && m->v[0].fp == fp &&
+        ((const uintptr_t *)fp)[1] == m->v[0].ra && m->epoch == col_modules_epoch()) {
         uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
         uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : lo + UNKNOWN_STACK_SPAN;
-        if (fp_memo_holds(m, fp, col_modules_epoch(), lo, hi)) {
-            if (m->token != expect)
-                memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
-            if (m->end == FP_END_TRUNC)
-                *flags |= PF_STACK_TRUNCATED;
-            *token = m->token;
-            return m->n;
-        }
+        if (fp_memo_words_hold(m, lo, hi))
+            return m;
+    }
+    return NULL;
+}
+
+int col_unwind_fp_same(const col_thread_t *t, const void *frame, uint64_t token)
+{
+    const fp_memo_t *m = fp_memo_same(t, frame);
+    return m != NULL && m->token == token;
+}
+
+int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
+                  uint64_t expect, uint64_t *token)
+{
+    const fp_memo_t *m = fp_memo_same(t, frame);
+    if (m != NULL) {
+        if (m->token != expect)
+            memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
+        if (m->end == FP_END_TRUNC)
+            *flags |= PF_STACK_TRUNCATED;
+        *token = m->token;
+        return m->n;
     }
     return unwind_fp(t, frame, ips, max, flags, 1, expect, token);
 }
