@@ -329,42 +329,31 @@ UT_NOINLINE static int dwarf_walk(const void *start, uintptr_t *ips, int max, ui
     return n;
 }
 
-/* The very-same-stack case first, and small: when the hook's caller frame
- * is the previous walk's first frame (same sp, return address and rbp; that
- * frame was checked to lie in this thread's stack and is never one of
- * heapscope's own) and every word the walk followed is unchanged, the walk
- * would repeat itself.  NULL: anything else, which takes dwarf_walk. */
-UT_INLINE const cfi_memo_t *memo_same(const void *start)
+/* The very-same-stack case, checked first and small (col_record_alloc):
+ * the hook's caller frame is the previous walk's first frame (same sp,
+ * return address and rbp; that frame was checked to lie in this thread's
+ * stack and is never one of heapscope's own), every word the walk followed
+ * is unchanged, so the walk would repeat itself, and it is the walk named
+ * token. */
+int col_dwarf_same(const void *start, uint64_t token)
 {
     const cfi_cache_t *c = tls_cache;
     if (UT_LIKELY(c != NULL) && c->gen == __atomic_load_n(&generation, __ATOMIC_ACQUIRE)) {
         const cfi_memo_t *old = &c->memo[c->cur];
         const uintptr_t *f = (const uintptr_t *)start;
-        if (old->end != MEMO_NONE && old->n > 0 && old->sp[0] == (uintptr_t)start + 16 &&
-            old->ip[0] == f[1] && old->bp[0] == f[0] && memo_verify(old, 0))
-            return old;
+        return old->token == token && old->end != MEMO_NONE && old->n > 0 &&
+               old->sp[0] == (uintptr_t)start + 16 && old->ip[0] == f[1] &&
+               old->bp[0] == f[0] && memo_verify(old, 0);
     }
-    return NULL;
+    return 0;
 }
 
-int col_dwarf_same(const void *start, uint64_t token)
-{
-    const cfi_memo_t *old = memo_same(start);
-    return old != NULL && old->token == token;
-}
-
+/* The walk itself; the very-same-stack case is col_dwarf_same's, checked
+ * first by the caller (col_record_alloc), and again inside dwarf_walk. */
 int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
                         uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
                         uint64_t expect, uint64_t *token)
 {
-    const cfi_memo_t *old = memo_same(start);
-    if (old != NULL) {
-        if (old->token != expect)
-            memcpy(ips, old->ip, (size_t)old->n * sizeof *ips);
-        *truncated = old->end == MEMO_TRUNC;
-        *token = old->token;
-        return old->n;
-    }
     return dwarf_walk(start, ips, max, skip_lo, skip_hi, stack_lo, stack_hi, truncated, expect,
                       token);
 }

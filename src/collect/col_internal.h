@@ -149,6 +149,8 @@ typedef struct col_thread {
     uint32_t tick;          /* events until the next cold check */
     uint32_t memo_id;       /* stack of this thread's previous allocation */
     uint64_t memo_token;    /* the unwinder's name for those frames, 0: none */
+    const void *memo_frame; /* the hook frame of that walk, and the return */
+    uintptr_t memo_ra;      /* address there: a cheap first test of the memo */
     /* --- read by the writer --- */
     uint32_t nentries;      /* published with release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;

@@ -167,11 +167,15 @@ UT_NOINLINE static void record_alloc_walk(col_thread_t *t, void *ptr, size_t siz
             t->memo_id = id = stack_of(t, id, ips, n, flags);
         t->memo_token = token;
     }
+    t->memo_frame = frame;
+    t->memo_ra = ((const uintptr_t *)frame)[1];
     account_alloc(t, ptr, size, id);
 }
 
 /* The common case first: the unwinder's memo says the stack is exactly the
- * walk of this thread's previous allocation, so its id is memo_id. */
+ * walk of this thread's previous allocation, so its id is memo_id.  The
+ * hook's frame and the return address there, compared inline, turn most
+ * other stacks away before the memo is consulted. */
 void col_record_alloc(void *ptr, size_t size, const void *frame)
 {
     col_thread_t *t = col_tls_self;
@@ -180,7 +184,8 @@ void col_record_alloc(void *ptr, size_t size, const void *frame)
         return;
     }
     col_tls_guard = 1;
-    if (UT_LIKELY(t->memo_token != 0) && col_unwind_same(t, frame, t->memo_token))
+    if (frame == t->memo_frame && ((const uintptr_t *)frame)[1] == t->memo_ra &&
+        UT_LIKELY(t->memo_token != 0) && col_unwind_same(t, frame, t->memo_token))
         account_alloc(t, ptr, size, t->memo_id);
     else
         record_alloc_walk(t, ptr, size, frame);
@@ -262,6 +267,8 @@ UT_COLD static void record_alloc_cold(void *ptr, size_t size, const void *frame)
         if (!t->shared) { /* the next hot-path call may compare with this walk */
             t->memo_id = id;
             t->memo_token = token;
+            t->memo_frame = frame;
+            t->memo_ra = ((const uintptr_t *)frame)[1];
         }
         if (t->shared)
             col_thread_lock_shared();

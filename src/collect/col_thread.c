@@ -129,6 +129,7 @@ col_thread_t *col_thread_attach(void)
     set_stack_bounds(t);
     t->memo_id = 0; /* the unwinder's memo belongs to the previous owner */
     t->memo_token = 0;
+    t->memo_frame = NULL;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */
     int live = live_threads + 1;

@@ -140,7 +140,7 @@ UT_INLINE int fp_memo_holds(const fp_memo_t *m, uintptr_t fp, uint32_t epoch, ui
 
 /* use_memo 0: a plain walk that neither reads nor writes the memo (for
  * HEAPSCOPE_UNWIND_VERIFY). */
-UT_NOINLINE static int unwind_fp(col_thread_t *t, const void *start, uintptr_t *ips, int max,
+UT_INLINE int unwind_fp(col_thread_t *t, const void *start, uintptr_t *ips, int max,
                                  unsigned *flags, int use_memo, uint64_t expect, uint64_t *token)
 {
     *token = 0;
@@ -265,43 +265,29 @@ void col_unwind_report(void)
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
 }
 
-/* The memo check alone, first and small: a repeated stack (the common
- * case) costs a few dozen instructions, anything else takes the full walk.
- * The memo's first frame was never heapscope's own, so when the hook's
- * frame is that frame, with the same return address, nothing is to be
- * skipped; the rest is fp_memo_holds, as in the full walk.  NULL: walk. */
-UT_INLINE const fp_memo_t *fp_memo_same(const col_thread_t *t, const void *frame)
+/* The memo check alone, checked first and small (col_record_alloc): a
+ * repeated stack costs a few dozen instructions.  The memo's first frame
+ * was never heapscope's own, so when the hook's frame is that frame, with
+ * the same return address, nothing is to be skipped; the rest is as in
+ * fp_memo_holds.  And the walk is the one named token. */
+int col_unwind_fp_same(const col_thread_t *t, const void *frame, uint64_t token)
 {
     const fp_memo_t *m = tls_fp_memo;
     uintptr_t fp = (uintptr_t)frame;
-    if (UT_LIKELY(m != NULL) && m->nv > 0 && m->v[0].fp == fp &&
+    if (UT_LIKELY(m != NULL) && m->token == token && m->nv > 0 && m->v[0].fp == fp &&
         ((const uintptr_t *)fp)[1] == m->v[0].ra && m->epoch == col_modules_epoch()) {
         uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
         uintptr_t hi = t->stack_hi != UINTPTR_MAX ? t->stack_hi : lo + UNKNOWN_STACK_SPAN;
-        if (fp_memo_words_hold(m, lo, hi))
-            return m;
+        return fp_memo_words_hold(m, lo, hi);
     }
-    return NULL;
+    return 0;
 }
 
-int col_unwind_fp_same(const col_thread_t *t, const void *frame, uint64_t token)
-{
-    const fp_memo_t *m = fp_memo_same(t, frame);
-    return m != NULL && m->token == token;
-}
-
+/* The walk; a repeated stack is col_unwind_fp_same's, checked first by
+ * the caller (col_record_alloc), and again inside unwind_fp. */
 int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
                   uint64_t expect, uint64_t *token)
 {
-    const fp_memo_t *m = fp_memo_same(t, frame);
-    if (m != NULL) {
-        if (m->token != expect)
-            memcpy(ips, m->ips, (size_t)m->n * sizeof *ips);
-        if (m->end == FP_END_TRUNC)
-            *flags |= PF_STACK_TRUNCATED;
-        *token = m->token;
-        return m->n;
-    }
     return unwind_fp(t, frame, ips, max, flags, 1, expect, token);
 }
 
