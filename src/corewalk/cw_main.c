@@ -61,8 +61,10 @@ int cw_main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    /* Text: the summary unless a view is named.  JSON is for programs: the
+     * whole analysis (all but the chunk list) unless views are named. */
     if (!views)
-        views = CW_VIEW_SUMMARY;
+        views = json ? CW_VIEW_SUMMARY | CW_VIEW_FRAG | CW_VIEW_LEAKS : CW_VIEW_SUMMARY;
     char err[512];
     cw_core_t *c;
     int rc = pid ? cw_core_open_pid(pid, &c, err, sizeof err) : cw_core_open_file(path, &c, err, sizeof err);

@@ -257,6 +257,16 @@ def main(t):
                            stderr=subprocess.PIPE, timeout=120)
     t.eq("gcore through a pipe: exit status", 0, r.returncode)
     t.true("gcore through a pipe: same report", r.returncode == 0 and json.loads(r.stdout) == jg)
+    # --json alone: the whole analysis but the chunk list, leaks included
+    r = subprocess.run([t.heapscope, "core", "--json", core], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    t.eq("gcore --json alone: exit status", 0, r.returncode)
+    jd = json.loads(r.stdout) if r.returncode == 0 else {}
+    t.eq("gcore --json alone: members",
+         ["process", "glibc", "summary", "arenas", "mallinfo2", "fragmentation", "leak_summary",
+          "leaks", "leak_groups", "problems"], list(jd.keys()))
+    t.eq("gcore --json alone: the same mallinfo2 and leaks",
+         (jg["mallinfo2"], jg["leaks"]), (jd.get("mallinfo2"), jd.get("leaks")))
     # another build of libc than the file on disk: neither its symbols nor its version are used
     other = core + ".otherlibc"
     with open(core, "rb") as f:
