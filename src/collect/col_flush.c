@@ -137,6 +137,28 @@ static void merge_free(merge_tab_t *m)
     m->e = NULL;
 }
 
+/* The merge table of the previous flush, kept mapped: a program with many
+ * (stack, size) pairs would otherwise fault the whole table in again, and
+ * rehash it through every doubling, at each flush. */
+static merge_tab_t merge_kept;
+
+static merge_tab_t merge_take(void)
+{
+    merge_tab_t m = merge_kept;
+    merge_kept = (merge_tab_t){0};
+    if (m.e)
+        memset(m.e, 0, (size_t)(m.mask + 1) * sizeof *m.e);
+    m.used = 0;
+    return m;
+}
+
+static void merge_keep(merge_tab_t *m)
+{
+    merge_free(&merge_kept);
+    merge_kept = *m;
+    *m = (merge_tab_t){0};
+}
+
 static merged_t *merge_slot(merge_tab_t *m, uint32_t stack_id, uint64_t size)
 {
     if ((m->used + 1) * 4 > (m->mask + 1) * 3) { /* at most 3/4 full */
@@ -496,7 +518,7 @@ int col_flush(int kind)
         col_sample_take();
         final_done = kind == COL_FLUSH_FINAL;
     }
-    merge_tab_t m = {0};
+    merge_tab_t m = merge_take();
     totals_t tot = {0};
     int rc = merge_all(&m, &tot);
     /* Threads keep interning while merge_all reads their entries: add the
@@ -507,12 +529,12 @@ int col_flush(int kind)
         drop_undefined(&m);
     /* a fork child that never allocated leaves no profile behind */
     if (rc == 0 && (col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events) {
-        merge_free(&m);
+        merge_keep(&m);
         return 0;
     }
     const char *path = rc == 0 ? col_output_path() : NULL;
     if (!path) {
-        merge_free(&m);
+        merge_keep(&m);
         return -1;
     }
     /* A device or FIFO named as the output (col_output.c) is written
@@ -551,7 +573,7 @@ int col_flush(int kind)
         if (rc && !direct)
             unlink(tmp);
     }
-    merge_free(&m);
+    merge_keep(&m);
     if (rc) {
         if (!reported_error)
             col_log("heapscope: cannot write the profile %s: %s\n", path, strerror(rc));
