@@ -400,7 +400,8 @@ static uint64_t size_hi(uint64_t key)
     if (key <= PF_EXACT_SIZE_MAX)
         return key;
     unsigned top = 63u - (unsigned)__builtin_clzll(key);
-    return key + (1ull << (top - 4)) - 1;
+    uint64_t step = 1ull << (top - 4);
+    return (key & ~(step - 1)) + step - 1;
 }
 
 static void write_counters(pf_out_t *o, pf_buf_t *b, const merge_tab_t *m, uint64_t now)

@@ -198,15 +198,16 @@ UT_INLINE col_entry_t *col_thread_entry(col_thread_t *t, uint32_t stack_id, uint
     return col_thread_entry_slow(t, stack_id, key);
 }
 
-/* Exact size up to PF_EXACT_SIZE_MAX, else the low bound of its bucket
- * (16 buckets per power of two). */
+/* Exact size up to PF_EXACT_SIZE_MAX, else the lowest size of its bucket
+ * (16 buckets per power of two; the first, 8193..8703, starts above the
+ * exact sizes). */
 UT_INLINE uint64_t col_size_key(uint64_t size)
 {
-    if (UT_LIKELY(size <= 8192))
+    if (UT_LIKELY(size <= PF_EXACT_SIZE_MAX))
         return size;
     unsigned top = 63u - (unsigned)__builtin_clzll(size);
-    uint64_t step = 1ull << (top - 4);
-    return size & ~(step - 1);
+    uint64_t lo = size & ~((1ull << (top - 4)) - 1);
+    return lo > PF_EXACT_SIZE_MAX ? lo : PF_EXACT_SIZE_MAX + 1;
 }
 
 /* ---- global heap counter and peak (col_record.c) ---------------------- */
