@@ -133,14 +133,16 @@ static void atfork_prepare(void)
 {
     col_writer_atfork_prepare();
     col_thread_atfork_prepare();
-    col_stack_atfork_prepare();
+    col_node_atfork_prepare();
+    col_site_atfork_prepare();
     col_shadow_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
     col_shadow_atfork_release();
-    col_stack_atfork_release();
+    col_site_atfork_parent();
+    col_node_atfork_parent();
     col_thread_atfork_parent();
     col_writer_atfork_parent();
 }
@@ -150,7 +152,8 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
     col_shadow_atfork_release();
-    col_stack_atfork_release();
+    col_site_atfork_child();
+    col_node_atfork_child();
     col_thread_atfork_child();
     col_proc.ppid = col_proc.pid;
     col_proc.pid = (int)getpid();
@@ -182,7 +185,7 @@ static void boot_once(void)
     if (col_config.root_pid && col_config.root_pid != col_proc.pid)
         col_proc.flags |= PF_INFO_EXECED;
     identify_allocator();
-    if (col_stack_init() < 0 || col_shadow_init() < 0 || col_thread_init() < 0 ||
+    if (col_node_init() < 0 || col_site_init() < 0 || col_shadow_init() < 0 || col_thread_init() < 0 ||
         col_unwind_init() < 0) {
         col_log("heapscope: cannot reserve memory for the collector; profiling disabled\n");
         col_state = COL_OFF;

@@ -1,5 +1,6 @@
 /* col_dwarf.c - the DWARF unwinder's fast path: a per-thread cache of one
- * rule per return address, and the walk itself (see col_dwarf.h).
+ * rule per return address, the memo of the previous walk, and the walk
+ * itself (see col_dwarf.h).
  *
  * A step: look the return address up in the thread's direct-mapped cache
  * (a miss parses .eh_frame, col_dwarf_parse.c), compute the CFA from rsp or
@@ -18,6 +19,7 @@
 
 #include "collect/col_dwarf.h"
 #include "collect/col_internal.h"
+#include "collect/col_memo.h"
 #include "common/ut_compiler.h"
 
 #define MAX_MODULES 1024
@@ -40,36 +42,18 @@ typedef struct cache_entry {
     cfi_rule_t rule;
 } cache_entry_t;
 
-/* The previous walk of this thread, frame by frame: the state (ip, sp,
- * bp) at each frame and the two stack words its step read. */
-#define MEMO_MAX 256
-enum { MEMO_NONE = 0, MEMO_LAST, MEMO_ZERO, MEMO_TRUNC };
-
-typedef struct cfi_memo {
-    uint64_t token; /* names this walk's result */
-    int n;
-    int end; /* how the walk ended after frame n-1; MEMO_NONE: no memo */
-    uintptr_t ip[MEMO_MAX], sp[MEMO_MAX], bp[MEMO_MAX];
-    /* the words frame i's step read and what they held; a frame that did
-     * not read rbp repeats its return-address slot, and the last frame of
-     * a walk that ended at its rule points at `memo_nothing`, so that the
-     * check needs no branch per frame */
-    uintptr_t ra_slot[MEMO_MAX], bp_slot[MEMO_MAX];
-    uintptr_t next_ip[MEMO_MAX], next_bp[MEMO_MAX];
-} cfi_memo_t;
-
+/* A thread's rules and memo (col_memo.h); memo.gen is the generation of
+ * the rules cached. */
 typedef struct cfi_cache {
-    unsigned gen;
-    uint64_t tokens; /* last token handed out */
-    int cur; /* memo[cur] is the previous walk */
-    cfi_memo_t memo[2];
+    col_cfi_memo_t memo;
     cache_entry_t e[CACHE_SIZE];
 } cfi_cache_t;
 
 static cfi_modules_t *modules;
-static unsigned generation = 1;
+unsigned col_dwarf_generation = 1;
 static int rebuild_lock;
 static _Thread_local cfi_cache_t *tls_cache __attribute__((tls_model("initial-exec")));
+_Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));
 static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
 
 
@@ -127,7 +111,7 @@ int col_dwarf_init(void)
 void col_dwarf_modules_changed(void)
 {
     modules_rebuild();
-    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&col_dwarf_generation, 1, __ATOMIC_RELEASE);
 }
 
 /* The module whose code holds ip, or NULL.  A miss does not rebuild the
@@ -160,6 +144,7 @@ void col_dwarf_thread_exit(void)
 {
     tls_exited = 1;
     if (tls_cache) {
+        col_cfi_memo = NULL;
         munmap(tls_cache, sizeof *tls_cache);
         tls_cache = NULL;
     }
@@ -171,6 +156,7 @@ UT_COLD static cfi_cache_t *cache_new(void)
         return NULL;
     cfi_cache_t *c = col_vm_map(sizeof *c);
     tls_cache = c;
+    col_cfi_memo = c ? &c->memo : NULL;
     return c;
 }
 
@@ -182,178 +168,149 @@ UT_INLINE cfi_rule_t rule_of(cfi_cache_t *c, uintptr_t ra)
     return rule_miss(e, ra);
 }
 
+/* A word at a lies in [lo, hi). */
 UT_INLINE int in_stack(uintptr_t a, uintptr_t lo, uintptr_t hi)
 {
-    return a >= lo && a <= hi - sizeof(uintptr_t) && (a & 7) == 0;
+    return a - lo <= hi - sizeof(uintptr_t) - lo;
 }
 
-/* Verify that the memo's walk from frame j on is still the stack: the
- * state at j matched, and each later state follows from the rule (same ip,
- * same cached rule) and the words the step read, so equal words mean equal
- * frames.  The words lie between the current frame and the stack top. */
-static const uintptr_t memo_nothing = 0;
-
-UT_INLINE int memo_verify(const cfi_memo_t *m, int j)
+/* Would a walk that reaches w[i] (same ip, sp and bp) repeat the memo's
+ * walk from there on?  Each later state follows from the rule (same ip,
+ * same cached rule) and the words the step read, so equal words mean
+ * equal frames.  w[i]'s own checks first: a frame at the same place with
+ * other words is the common miss.  The words lie between the current
+ * frame and the stack top. */
+UT_INLINE int memo_holds_from(const col_cfi_memo_t *m, int i)
 {
-    uintptr_t diff = 0;
-    for (int i = j; i < m->n; i++)
-        diff |= (*(const uintptr_t *)m->ra_slot[i] ^ m->next_ip[i]) |
-                (*(const uintptr_t *)m->bp_slot[i] ^ m->next_bp[i]);
-    return diff == 0;
+    const col_chk_t *own = &m->chk[i ? m->w[i - 1].chk_end : 0];
+    return col_chk_hold(own, &m->chk[m->w[i].chk_end]) && col_chk_hold(m->chk, own);
 }
 
-UT_NOINLINE static int dwarf_walk(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
-                                  uintptr_t skip_hi,
-                                  uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
-                                  uint64_t expect, uint64_t *token)
+/* The walk: from the hook's caller up, reusing the memo's outer frames
+ * where the walk meets them (see col_dwarf.h). */
+UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_lo,
+                                     uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi,
+                                     uint32_t guess)
 {
-    *token = 0;
     cfi_cache_t *c = tls_cache;
     if (UT_UNLIKELY(c == NULL) && (c = cache_new()) == NULL)
-        return -1;
-    unsigned gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
-    if (UT_UNLIKELY(c->gen != gen)) {
+        return COL_UNWIND_FAIL;
+    unsigned gen = __atomic_load_n(&col_dwarf_generation, __ATOMIC_ACQUIRE);
+    if (UT_UNLIKELY(c->memo.gen != gen)) {
         memset(c->e, 0, sizeof c->e);
-        c->memo[0].end = c->memo[1].end = MEMO_NONE;
-        c->gen = gen;
+        c->memo.m = 0;
+        c->memo.gen = gen;
     }
-    if (max > MEMO_MAX)
-        max = MEMO_MAX;
+    if (max > COL_CFI_MEMO_MAX)
+        max = COL_CFI_MEMO_MAX;
+    col_cfi_memo_t *m = &c->memo;
     /* start's frame has a frame pointer: begin at its caller */
     uintptr_t self = (uintptr_t)__builtin_frame_address(0);
     uintptr_t fp = (uintptr_t)start;
     if (stack_hi == UINTPTR_MAX || !in_stack(self, stack_lo, stack_hi) || fp < self ||
         !in_stack(fp, stack_lo, stack_hi) || !in_stack(fp + 8, stack_lo, stack_hi))
-        return -1; /* unknown stack, or an alternate signal stack */
+        goto fail; /* unknown stack, or an alternate signal stack */
     stack_lo = self; /* everything the walk reads lies above our own frame */
     uintptr_t sp = fp + 16;
     uintptr_t ip = ((const uintptr_t *)fp)[1];
     uintptr_t bp = ((const uintptr_t *)fp)[0];
-    *truncated = 0;
     /* heapscope's own frames (built with frame pointers) by the rbp chain:
      * no rule lookups for the hook and the recording functions */
     while (ip >= skip_lo && ip < skip_hi) {
         if (!in_stack(bp, stack_lo, stack_hi) || !in_stack(bp + 8, stack_lo, stack_hi) || bp < sp)
-            return -1;
+            goto fail;
         ip = ((const uintptr_t *)bp)[1];
         sp = bp + 16;
         bp = ((const uintptr_t *)bp)[0];
     }
-    cfi_memo_t *old = &c->memo[c->cur], *nw = &c->memo[c->cur ^ 1];
-    int n = 0, j = 0;
+    /* i scans the memo from the inside out as the walk goes up the stack */
+    int i = m->m - 1, keep = -1, k = 0, end = COL_CFI_LAST;
+    col_cfi_new_t *tmp = m->tmp;
     for (;;) {
-        /* the rest of the stack may be the previous walk's */
-        if (old->end != MEMO_NONE) {
-            while (j < old->n && old->sp[j] < sp)
-                j++;
-            if (j < old->n && old->sp[j] == sp && old->ip[j] == ip && old->bp[j] == bp &&
-                memo_verify(old, j)) {
-                if (n == 0 && j == 0) { /* the very same stack: keep the memo */
-                    if (old->token != expect)
-                        memcpy(ips, old->ip, (size_t)old->n * sizeof *ips);
-                    *truncated = old->end == MEMO_TRUNC;
-                    *token = old->token;
-                    return old->n;
-                }
-                int i = j;
-                for (; i < old->n && n < max; i++, n++) {
-                    ips[n] = nw->ip[n] = old->ip[i];
-                    nw->sp[n] = old->sp[i];
-                    nw->bp[n] = old->bp[i];
-                    nw->ra_slot[n] = old->ra_slot[i];
-                    nw->bp_slot[n] = old->bp_slot[i];
-                    nw->next_ip[n] = old->next_ip[i];
-                    nw->next_bp[n] = old->next_bp[i];
-                }
-                if (i < old->n || old->end != MEMO_TRUNC || n == max) {
-                    *truncated = i < old->n || old->end == MEMO_TRUNC;
-                    nw->n = n;
-                    nw->end = *truncated ? MEMO_TRUNC : old->end;
-                    nw->token = *token = ++c->tokens;
-                    c->cur ^= 1;
-                    return n;
-                }
-                /* the previous walk was cut by the depth cap sooner than
-                 * this one is: go on walking from the state after it */
-                ip = nw->next_ip[n - 1];
-                bp = nw->bp_slot[n - 1] == nw->ra_slot[n - 1] ? nw->bp[n - 1] /* rbp kept */
-                                                              : nw->next_bp[n - 1];
-                sp = nw->ra_slot[n - 1] + 8;
-                j = old->n;
-                continue;
+        while (i >= 0 && m->w[i].sp < sp)
+            i--;
+        if (i >= 0 && m->w[i].sp == sp && m->w[i].ip == ip && m->w[i].bp == bp) {
+            /* the rest may be the previous walk's, if the depths agree:
+             * a cut walk only with the same frames cut, else within max */
+            int total = k + i + 1;
+            if ((m->end == COL_CFI_TRUNC ? total == max : total <= max) && memo_holds_from(m, i)) {
+                keep = i;
+                break;
             }
         }
-        if (n == max) {
-            *truncated = 1;
-            nw->end = MEMO_TRUNC;
+        if (k == max) {
+            end = COL_CFI_TRUNC;
             break;
         }
-        ips[n] = nw->ip[n] = ip;
-        nw->sp[n] = sp;
-        nw->bp[n] = bp;
-        nw->ra_slot[n] = nw->bp_slot[n] = (uintptr_t)&memo_nothing;
-        nw->next_ip[n] = nw->next_bp[n] = 0;
-        n++;
+        m->tmp_ip[k] = ip;
+        col_cfi_new_t *f = &tmp[k++];
+        f->ip = ip;
+        f->sp = sp;
+        f->bp = bp;
+        f->bp_at = 1;
         cfi_rule_t r = rule_of(c, ip);
         if (r.kind == CFI_RULE_LAST) {
-            nw->end = MEMO_LAST;
+            end = COL_CFI_LAST;
             break;
         }
         if (UT_UNLIKELY(r.kind != CFI_RULE_OK))
-            return -1;
+            goto fail;
         uintptr_t cfa = (r.cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r.cfa_off;
         if (UT_UNLIKELY(cfa <= sp || !in_stack(cfa - 8, stack_lo, stack_hi)))
-            return -1;
+            goto fail;
+        ip = *(const uintptr_t *)(cfa - 8);
+        sp = cfa;
+        f->bp_at = 0;
         if (r.rbp_saved) {
             uintptr_t at = cfa + (uintptr_t)(intptr_t)r.rbp_off;
             if (UT_UNLIKELY(!in_stack(at, stack_lo, stack_hi)))
-                return -1;
+                goto fail;
             bp = *(const uintptr_t *)at;
-            nw->bp_slot[n - 1] = at;
-        } else {
-            nw->bp_slot[n - 1] = cfa - 8;
+            f->bp_at = at;
         }
-        ip = *(const uintptr_t *)(cfa - 8);
-        sp = cfa;
-        nw->ra_slot[n - 1] = cfa - 8;
-        nw->next_ip[n - 1] = ip;
-        nw->next_bp[n - 1] = r.rbp_saved ? bp : ip;
         if (ip == 0) {
-            nw->end = MEMO_ZERO;
+            end = COL_CFI_ZERO;
             break;
         }
     }
-    nw->n = n;
-    nw->token = *token = ++c->tokens;
-    c->cur ^= 1;
-    return n;
-}
-
-/* The very-same-stack case, checked first and small (col_record_alloc):
- * the hook's caller frame is the previous walk's first frame (same sp,
- * return address and rbp; that frame was checked to lie in this thread's
- * stack and is never one of heapscope's own), every word the walk followed
- * is unchanged, so the walk would repeat itself, and it is the walk named
- * token. */
-int col_dwarf_same(const void *start, uint64_t token)
-{
-    const cfi_cache_t *c = tls_cache;
-    if (UT_LIKELY(c != NULL) && c->gen == __atomic_load_n(&generation, __ATOMIC_ACQUIRE)) {
-        const cfi_memo_t *old = &c->memo[c->cur];
-        const uintptr_t *f = (const uintptr_t *)start;
-        return old->token == token && old->end != MEMO_NONE && old->n > 0 &&
-               old->sp[0] == (uintptr_t)start + 16 && old->ip[0] == f[1] &&
-               old->bp[0] == f[0] && memo_verify(old, 0);
+    /* the node the new frames hang under, and where they go in the memo */
+    uint32_t node, nchk;
+    int at;
+    if (keep >= 0) {
+        node = m->w[keep].node;
+        nchk = m->w[keep].chk_end;
+        at = keep + 1;
+    } else {
+        node = end == COL_CFI_TRUNC ? COL_NODE_TRUNC : 0;
+        nchk = 0;
+        at = 0;
+        m->end = end;
     }
-    return 0;
-}
-
-/* The walk itself; the very-same-stack case is col_dwarf_same's, checked
- * first by the caller (col_record_alloc), and again inside dwarf_walk. */
-int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
-                        uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
-                        uint64_t expect, uint64_t *token)
-{
-    return dwarf_walk(start, ips, max, skip_lo, skip_hi, stack_lo, stack_hi, truncated, expect,
-                      token);
+    /* frame j's step made its caller's state (frame j + 1's, or for the
+     * outermost new frame the state the walk ended in): it read the return
+     * address at cfa - 8 (the caller's sp - 8), and maybe rbp */
+    col_node_stack(node, m->tmp_ip, k, guess, m->tmp_node);
+    for (int j = k - 1; j >= 0; j--, at++) {
+        const col_cfi_new_t *f = &tmp[j];
+        node = m->tmp_node[j];
+        if (f->bp_at != 1) {
+            int last = j + 1 == k;
+            uintptr_t ra_at = (last ? sp : tmp[j + 1].sp) - 8;
+            uintptr_t next_ip = last ? ip : tmp[j + 1].ip, next_bp = last ? bp : tmp[j + 1].bp;
+            if (f->bp_at == ra_at - 8) {
+                m->chk[nchk++] = col_chk_pair(f->bp_at, next_bp, next_ip);
+            } else {
+                m->chk[nchk++] = col_chk_word(ra_at, next_ip);
+                if (f->bp_at)
+                    m->chk[nchk++] = col_chk_word(f->bp_at, next_bp);
+            }
+        }
+        m->w[at] = (col_cfi_frame_t){.ip = f->ip, .sp = f->sp, .bp = f->bp, .node = node,
+                                 .chk_end = nchk};
+    }
+    m->m = at;
+    return at ? node : 0;
+fail:
+    m->m = 0; /* the caller's stack comes from libunwind: no memo of it */
+    return COL_UNWIND_FAIL;
 }

@@ -5,7 +5,8 @@
  * pointers, and caches one rule per return address per thread, so a step
  * is a cache probe and two loads.  Frames whose rules it cannot express
  * (CFA expressions, signal frames, a register other than rsp/rbp as CFA
- * base) make it return -1: the caller then uses libunwind for that call. */
+ * base) make it return COL_UNWIND_FAIL: the caller then uses libunwind for
+ * that call. */
 #ifndef COL_DWARF_H
 #define COL_DWARF_H
 
@@ -15,18 +16,15 @@ int col_dwarf_init(void);
 void col_dwarf_modules_changed(void);
 void col_dwarf_thread_exit(void); /* free this thread's cache */
 
-/* Return addresses of the stack above `start` (a frame of heapscope's
- * own, with a frame pointer), innermost first, after skipping leading
- * frames in [skip_lo, skip_hi).  Stack reads stay in
- * [stack_lo, stack_hi).  Returns the number of frames (*truncated = 1 when
- * max cut the stack), or -1 if a frame needs libunwind.
- * *token names the walk: the same non-zero token means the same frames.
- * If the stack is exactly the walk `expect` (non-zero), ips is not
- * written: the caller already knows those frames. */
-int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
-                      uintptr_t skip_hi,
-                      uintptr_t stack_lo, uintptr_t stack_hi, int *truncated, uint64_t expect,
-                      uint64_t *token);
+/* The walk itself, col_dwarf_stack, and its very-same-stack check,
+ * col_dwarf_same, are declared in col_internal.h (the dispatch in
+ * col_unwind is inline).  col_dwarf_stack returns the call-tree node of
+ * the stack above `start` (a frame of heapscope's own, with a frame
+ * pointer) after skipping leading frames in [skip_lo, skip_hi), reading
+ * only [stack_lo, stack_hi); or COL_UNWIND_FAIL if a frame needs libunwind.
+ * It keeps a memo of the thread's previous walk, outermost frame first
+ * with each frame's node, so a stack whose outer part is the previous
+ * one's is walked and looked up only for its new inner frames. */
 
 /* ---- internal: the rule of one return address (col_dwarf_parse.c) -------- */
 

@@ -1,11 +1,11 @@
 /* col_flush.c - writes the whole profile (docs/FORMAT.md) to NAME.tmp and
  * renames it over NAME, so the file on disk is always complete.
  *
- * Interned stacks are turned into a call tree (nodes shared by common
- * outer frames) incrementally: each flush only adds the stacks interned
- * since the previous one.  Each node remembers the module epoch it was
- * made in, so nodes land between the right MODULE_LOAD/UNLOAD records.
- * Counters are merged across all thread states at every flush.
+ * The call tree is the collector's own (col_node.c): its nodes are written
+ * as they are, in id order, each after the MODULE_LOAD/UNLOAD records of
+ * the module epoch it was made in.  The stacks are the nodes that
+ * allocation sites name (stack id = node id + 1), and the counters of
+ * every site are merged across all thread states at every flush.
  *
  * Runs with the writer lock and the re-entrancy guard held.  Its tables
  * are mapped (col_vm.c), so the program's arenas never hold them; only the
@@ -25,169 +25,86 @@
 
 extern char **environ;
 
-/* ---- call tree of interned stacks -------------------------------------- */
+/* ---- stacks: the nodes allocation sites name ----------------------------- */
 
-typedef struct node {
-    uint32_t parent;
-    uint32_t epoch;
-    uintptr_t ip;
-} node_t;
-
-static node_t *nodes;           /* node id n at nodes[n - 1] */
-static uint32_t nnodes, capnodes;
-static uint32_t *node_index;    /* hash of (parent, ip) -> node id */
-static uint32_t node_mask;
-static uint32_t *stack_leaf;    /* stack id -> leaf node */
-static uint32_t stacks_done, cap_leaf;
+/* Every distinct node of a site, in the order the sites were made; the
+ * profile's stack id of node n is n + 1 (stack 1: node 0, no frames, the
+ * pseudo-stack of lost blocks).  Grown incrementally, as sites appear. */
+static uint32_t *stack_nodes;      /* the stacks' nodes, [0] = node 0 */
+static uint32_t nstacks, cap_stacks;
+static uint8_t *stack_seen;        /* by node id: already in stack_nodes */
+static uint32_t cap_seen;
+static uint32_t sites_done;        /* sites whose node is in stack_nodes */
 static int final_done;
-static uint64_t fork_events;    /* events at fork (child) */
+static uint64_t fork_events;       /* events at fork (child) */
 
-static uint32_t node_hash(uint32_t parent, uintptr_t ip)
+/* Add the nodes of sites (sites_done, nsites] to the stacks; -1 without
+ * memory (the rest waits for the next flush). */
+static int stacks_update(uint32_t nsites, uint32_t nnodes)
 {
-    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ip * 0xff51afd7ed558ccdull);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-static int node_index_grow(void)
-{
-    uint32_t cap = node_mask ? (node_mask + 1) * 2 : 4096;
-    uint32_t *idx = col_vm_map((size_t)cap * sizeof *idx);
-    if (!idx)
-        return -1;
-    for (uint32_t n = 1; n <= nnodes; n++) {
-        uint32_t i = node_hash(nodes[n - 1].parent, nodes[n - 1].ip) & (cap - 1);
-        while (idx[i])
-            i = (i + 1) & (cap - 1);
-        idx[i] = n;
-    }
-    col_vm_unmap(node_index, node_mask ? (size_t)(node_mask + 1) * sizeof *idx : 0);
-    node_index = idx;
-    node_mask = cap - 1;
-    return 0;
-}
-
-/* Node (parent, ip), added if new; 0 on allocation failure. */
-static uint32_t node_get(uint32_t parent, uintptr_t ip, uint32_t epoch)
-{
-    if ((nnodes + 1) * 2 > node_mask + 1 && node_index_grow() < 0)
-        return 0;
-    uint32_t i = node_hash(parent, ip) & node_mask;
-    for (uint32_t n; (n = node_index[i]) != 0; i = (i + 1) & node_mask)
-        if (nodes[n - 1].parent == parent && nodes[n - 1].ip == ip)
-            return n;
-    if (nnodes == capnodes) {
-        uint32_t cap = capnodes ? capnodes * 2 : 4096;
-        node_t *nn = col_vm_grow(nodes, (size_t)capnodes * sizeof *nn, (size_t)cap * sizeof *nn);
-        if (!nn)
-            return 0;
-        nodes = nn;
-        capnodes = cap;
-    }
-    nodes[nnodes] = (node_t){.parent = parent, .epoch = epoch, .ip = ip};
-    node_index[i] = ++nnodes;
-    return nnodes;
-}
-
-/* Add the stacks interned since the last call to the call tree. */
-void col_flush_intern_pending(void)
-{
-    uint32_t count = col_stack_count();
-    if (count + 1 > cap_leaf) {
-        uint32_t cap = cap_leaf ? cap_leaf : 1024;
-        while (cap < count + 1)
+    if (nnodes + 1 > cap_seen) {
+        uint32_t cap = cap_seen ? cap_seen : 4096;
+        while (cap < nnodes + 1)
             cap *= 2;
-        uint32_t *l = col_vm_grow(stack_leaf, (size_t)cap_leaf * sizeof *l, (size_t)cap * sizeof *l);
-        if (!l)
-            return;
-        stack_leaf = l;
-        cap_leaf = cap;
+        uint8_t *s = col_vm_grow(stack_seen, cap_seen, cap);
+        if (!s)
+            return -1;
+        stack_seen = s;
+        cap_seen = cap;
     }
-    uint32_t epoch = col_modules_epoch();
-    for (uint32_t id = stacks_done + 1; id <= count; id++) {
-        const col_stack_rec_t *r = col_stack_get(id);
-        uint32_t parent = 0;
-        for (uint32_t i = r->depth; i-- > 0;) {
-            uint32_t n = node_get(parent, r->ips[i], epoch);
-            if (!n)
-                return; /* out of memory: retry at the next flush */
-            parent = n;
+    if (!nstacks) {
+        if (!(stack_nodes = col_vm_map(4096 * sizeof *stack_nodes)))
+            return -1;
+        cap_stacks = 4096;
+        stack_nodes[nstacks++] = 0;
+        stack_seen[0] = 1;
+    }
+    for (uint32_t s = sites_done + 1; s <= nsites; s++) {
+        uint32_t node = col_sites[s].node;
+        if (!stack_seen[node]) {
+            if (nstacks == cap_stacks) {
+                uint32_t *g = col_vm_grow(stack_nodes, (size_t)cap_stacks * sizeof *g,
+                                          (size_t)cap_stacks * 2 * sizeof *g);
+                if (!g)
+                    return -1;
+                stack_nodes = g;
+                cap_stacks *= 2;
+            }
+            stack_nodes[nstacks++] = node;
+            stack_seen[node] = 1;
         }
-        stack_leaf[id] = parent;
-        stacks_done = id;
+        sites_done = s;
     }
+    return 0;
 }
 
 /* ---- merged counters ------------------------------------------------------ */
 
 typedef struct merged {
-    uint32_t stack_id;
-    uint64_t size;
     uint64_t allocs, bytes, frees, bytes_freed, temporary;
     int64_t peak_blocks, peak_bytes;
 } merged_t;
 
-typedef struct merge_tab {
-    merged_t *e;
-    uint32_t mask, used;
-} merge_tab_t;
+/* By site id; kept mapped between flushes, so that a program with many
+ * sites does not fault the whole table in again at each flush. */
+static merged_t *merged;
+static uint32_t cap_merged;
 
-static void merge_free(merge_tab_t *m)
+/* A zeroed table for sites 0 .. nsites; NULL without memory. */
+static merged_t *merge_take(uint32_t nsites)
 {
-    col_vm_unmap(m->e, m->e ? (size_t)(m->mask + 1) * sizeof *m->e : 0);
-    m->e = NULL;
-}
-
-/* The merge table of the previous flush, kept mapped: a program with many
- * (stack, size) pairs would otherwise fault the whole table in again, and
- * rehash it through every doubling, at each flush. */
-static merge_tab_t merge_kept;
-
-static merge_tab_t merge_take(void)
-{
-    merge_tab_t m = merge_kept;
-    merge_kept = (merge_tab_t){0};
-    if (m.e)
-        memset(m.e, 0, (size_t)(m.mask + 1) * sizeof *m.e);
-    m.used = 0;
-    return m;
-}
-
-static void merge_keep(merge_tab_t *m)
-{
-    merge_free(&merge_kept);
-    merge_kept = *m;
-    *m = (merge_tab_t){0};
-}
-
-static merged_t *merge_slot(merge_tab_t *m, uint32_t stack_id, uint64_t size)
-{
-    if ((m->used + 1) * 4 > (m->mask + 1) * 3) { /* at most 3/4 full */
-        uint32_t cap = m->mask ? (m->mask + 1) * 2 : 4096;
-        merged_t *e = col_vm_map((size_t)cap * sizeof *e);
-        if (!e)
+    if (nsites + 1 > cap_merged) {
+        uint32_t cap = cap_merged ? cap_merged : 4096;
+        while (cap < nsites + 1)
+            cap *= 2;
+        merged_t *m = col_vm_grow(merged, (size_t)cap_merged * sizeof *m, (size_t)cap * sizeof *m);
+        if (!m)
             return NULL;
-        for (uint32_t i = 0; m->e && i <= m->mask; i++) {
-            if (!m->e[i].stack_id)
-                continue;
-            uint32_t j = (m->e[i].stack_id * 0x9e3779b1u ^ (uint32_t)(m->e[i].size * 0x85ebca6bu)) &
-                         (cap - 1);
-            while (e[j].stack_id)
-                j = (j + 1) & (cap - 1);
-            e[j] = m->e[i];
-        }
-        merge_free(m);
-        m->e = e;
-        m->mask = cap - 1;
+        merged = m;
+        cap_merged = cap;
     }
-    uint32_t j = (stack_id * 0x9e3779b1u ^ (uint32_t)(size * 0x85ebca6bu)) & m->mask;
-    while (m->e[j].stack_id && !(m->e[j].stack_id == stack_id && m->e[j].size == size))
-        j = (j + 1) & m->mask;
-    if (!m->e[j].stack_id) {
-        m->e[j].stack_id = stack_id;
-        m->e[j].size = size;
-        m->used++;
-    }
-    return &m->e[j];
+    memset(merged, 0, (size_t)(nsites + 1) * sizeof *merged);
+    return merged;
 }
 
 typedef struct totals {
@@ -195,25 +112,30 @@ typedef struct totals {
     uint64_t unknown_frees, lost, overwrites, events, untracked;
 } totals_t;
 
-/* Sum every thread's entries.  An entry whose peak_gen is the current
- * generation holds its share of the peak in peak_*; any other entry has
- * not changed since the peak, so its live partials are that share.  The
- * generation is re-read after the live values (the owner saves peak_* and
- * then publishes peak_gen before it changes the live values). */
-static int merge_all(merge_tab_t *m, totals_t *tot)
+/* Add one thread's counters of sites 1 .. nsites to m.  A counter whose
+ * peak_gen is the current generation holds its share of the peak in
+ * peak_*; any other has not changed since the peak, so its live partials
+ * are that share.  The generation is re-read after the live values (the
+ * owner saves peak_* and then publishes peak_gen before it changes the
+ * live values).  Sites made after the caller read nsites wait for the
+ * next flush. */
+static void merge_thread(merged_t *m, uint32_t nsites, uint32_t gen, col_thread_t *t)
 {
-    uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
-    for (col_thread_t *t = col_thread_all(); t; t = t->next) {
-        uint32_t n = __atomic_load_n(&t->nentries, __ATOMIC_ACQUIRE);
-        for (uint32_t i = 0; i < n; i++) {
-            col_entry_t *chunk = __atomic_load_n(&t->chunks[i >> COL_CHUNK_BITS], __ATOMIC_ACQUIRE);
-            col_entry_t *e = &chunk[i & (COL_CHUNK_ENTRIES - 1)];
-            merged_t *d = merge_slot(m, e->stack_id, e->size);
-            if (!d)
-                return -1;
+    uint32_t leaves = __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE);
+    for (uint32_t l = 0; l < leaves; l++) {
+        col_count_t *leaf = __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
+        if (!leaf)
+            continue;
+        for (uint32_t i = 0; i < COL_COUNT_LEAF; i++) {
+            uint32_t site = (l << COL_COUNT_LEAF_BITS) | i;
+            if (site > nsites)
+                return;
+            col_count_t *e = &leaf[i];
             uint64_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_RELAXED);
-            uint64_t bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
             uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_RELAXED);
+            if (!allocs && !frees)
+                continue;
+            uint64_t bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
             uint64_t bytes_freed = __atomic_load_n(&e->bytes_freed, __ATOMIC_RELAXED);
             uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
             int64_t pb, pk;
@@ -228,6 +150,13 @@ static int merge_all(merge_tab_t *m, totals_t *tot)
                     pb = __atomic_load_n(&e->peak_bytes, __ATOMIC_RELAXED);
                 }
             }
+            uint64_t key = col_sites[site].key;
+            if (key <= PF_EXACT_SIZE_MAX) { /* bytes are not counted, but known */
+                bytes = allocs * key;
+                bytes_freed = frees * key;
+                pb = pk * (int64_t)key;
+            }
+            merged_t *d = &m[site];
             d->allocs += allocs;
             d->bytes += bytes;
             d->frees += frees;
@@ -235,12 +164,16 @@ static int merge_all(merge_tab_t *m, totals_t *tot)
             d->temporary += temporary;
             d->peak_blocks += pk;
             d->peak_bytes += pb;
-            tot->allocs += allocs;
-            tot->frees += frees;
-            tot->bytes += bytes;
-            tot->bytes_freed += bytes_freed;
-            tot->temporary += temporary;
         }
+    }
+}
+
+/* Sum every thread's counters into m, and the totals. */
+static void merge_all(merged_t *m, uint32_t nsites, totals_t *tot)
+{
+    uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
+    for (col_thread_t *t = col_thread_all(); t; t = t->next) {
+        merge_thread(m, nsites, gen, t);
         tot->unknown_frees += __atomic_load_n(&t->n_unknown_frees, __ATOMIC_RELAXED);
         tot->lost += __atomic_load_n(&t->n_lost, __ATOMIC_RELAXED);
         tot->untracked += __atomic_load_n(&t->n_untracked, __ATOMIC_RELAXED);
@@ -248,18 +181,13 @@ static int merge_all(merge_tab_t *m, totals_t *tot)
         tot->events += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED) +
                        __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
     }
-    return 0;
-}
-
-/* Entries whose stack could not be added to the call tree (out of memory
- * in col_flush_intern_pending) wait for the next flush. */
-static void drop_undefined(merge_tab_t *m)
-{
-    for (uint32_t i = 0; i <= m->mask && m->e; i++)
-        if (m->e[i].stack_id > stacks_done) {
-            m->e[i].stack_id = 0;
-            m->used--;
-        }
+    for (uint32_t s = 1; s <= nsites; s++) {
+        tot->allocs += m[s].allocs;
+        tot->frees += m[s].frees;
+        tot->bytes += m[s].bytes;
+        tot->bytes_freed += m[s].bytes_freed;
+        tot->temporary += m[s].temporary;
+    }
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -338,8 +266,8 @@ static void write_nodes(pf_out_t *o, pf_buf_t *b, uint32_t first, uint32_t last)
         pf_buf_u(b, first);
         pf_buf_u(b, n);
         for (uint32_t id = first; id < first + n; id++) {
-            pf_buf_u(b, nodes[id - 1].parent);
-            pf_buf_u(b, nodes[id - 1].ip);
+            pf_buf_u(b, col_nodes[id].parent);
+            pf_buf_u(b, col_nodes[id].ip);
         }
         pf_out_record(o, PF_REC_NODES, b);
         first += n;
@@ -348,7 +276,7 @@ static void write_nodes(pf_out_t *o, pf_buf_t *b, uint32_t first, uint32_t last)
 
 /* Modules and nodes in epoch order: UNLOADs(e), LOADs(e), then the nodes
  * made after scan e (epoch e + 1). */
-static void write_modules_and_nodes(pf_out_t *o, pf_buf_t *b)
+static void write_modules_and_nodes(pf_out_t *o, pf_buf_t *b, uint32_t nnodes)
 {
     size_t nm;
     col_module_t *mods = col_modules_list(&nm);
@@ -362,7 +290,7 @@ static void write_modules_and_nodes(pf_out_t *o, pf_buf_t *b)
             if (mods[i].epoch_load == e)
                 write_module_load(o, b, &mods[i]);
         uint32_t first = next_node;
-        while (next_node <= nnodes && nodes[next_node - 1].epoch <= e + 1)
+        while (next_node <= nnodes && col_nodes[next_node].epoch <= e + 1)
             next_node++;
         if (next_node > first)
             write_nodes(o, b, first, next_node - 1);
@@ -373,17 +301,17 @@ static void write_modules_and_nodes(pf_out_t *o, pf_buf_t *b)
 
 static void write_stacks(pf_out_t *o, pf_buf_t *b)
 {
-    uint32_t first = 1;
-    while (first <= stacks_done) {
-        uint32_t n = stacks_done - first + 1;
+    for (uint32_t first = 0; first < nstacks;) {
+        uint32_t n = nstacks - first;
         if (n > NODES_PER_RECORD)
             n = NODES_PER_RECORD;
         pf_buf_reset(b);
         pf_buf_u(b, n);
-        for (uint32_t id = first; id < first + n; id++) {
-            pf_buf_u(b, id);
-            pf_buf_u(b, stack_leaf[id]);
-            pf_buf_u(b, col_stack_get(id)->flags);
+        for (uint32_t k = first; k < first + n; k++) {
+            uint32_t node = stack_nodes[k];
+            pf_buf_u(b, (uint64_t)node + 1);
+            pf_buf_u(b, node);
+            pf_buf_u(b, node && (col_nodes[node].flags & COL_NODE_F_TRUNC) ? PF_STACK_TRUNCATED : 0);
         }
         pf_out_record(o, PF_REC_STACKS, b);
         first += n;
@@ -404,22 +332,25 @@ static uint64_t size_hi(uint64_t key)
     return (key & ~(step - 1)) + step - 1;
 }
 
-static void write_counters(pf_out_t *o, pf_buf_t *b, const merge_tab_t *m, uint64_t now)
+static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t nsites,
+                           uint64_t now)
 {
-    uint32_t left = m->used;
-    uint32_t i = 0;
+    uint32_t left = 0;
+    for (uint32_t s = 1; s <= nsites; s++)
+        left += m[s].allocs || m[s].frees;
+    uint32_t s = 1;
     while (left) {
         uint32_t n = left > NODES_PER_RECORD ? NODES_PER_RECORD : left;
         pf_buf_reset(b);
         pf_buf_u(b, now);
         pf_buf_u(b, n);
-        for (uint32_t k = 0; k < n; i++) {
-            const merged_t *d = &m->e[i];
-            if (!d->stack_id)
+        for (uint32_t k = 0; k < n; s++) {
+            const merged_t *d = &m[s];
+            if (!d->allocs && !d->frees)
                 continue;
-            pf_buf_u(b, d->stack_id);
-            pf_buf_u(b, d->size);
-            pf_buf_u(b, size_hi(d->size));
+            pf_buf_u(b, (uint64_t)col_sites[s].node + 1);
+            pf_buf_u(b, col_sites[s].key);
+            pf_buf_u(b, size_hi(col_sites[s].key));
             pf_buf_u(b, d->allocs);
             pf_buf_u(b, d->bytes);
             pf_buf_u(b, d->frees);
@@ -472,7 +403,7 @@ static void write_totals(pf_out_t *o, pf_buf_t *b, const totals_t *tot, uint64_t
     pf_buf_u(b, tot->unknown_frees);
     pf_buf_u(b, tot->lost);
     pf_buf_u(b, tot->overwrites);
-    pf_buf_u(b, col_stack_count() - 1); /* without the "lost" pseudo-stack */
+    pf_buf_u(b, nstacks ? nstacks - 1 : 0); /* without the "lost" pseudo-stack */
     pf_buf_u(b, col_rss_peak());
     pf_buf_u(b, tot->untracked); /* appended in format 1.1 */
     pf_out_record(o, PF_REC_TOTALS, b);
@@ -514,30 +445,29 @@ int col_flush(int kind)
     if (final_done)
         return 0;
     col_modules_scan();
-    col_flush_intern_pending();
     if (kind != COL_FLUSH_PERIODIC) {
         col_sample_take();
         final_done = kind == COL_FLUSH_FINAL;
     }
-    merge_tab_t m = merge_take();
+    /* Sites made while the counters are read wait for the next flush; the
+     * nodes of every site counted are made before the site. */
+    uint32_t nsites = col_site_count();
+    merged_t *m = merge_take(nsites);
     totals_t tot = {0};
-    int rc = merge_all(&m, &tot);
-    /* Threads keep interning while merge_all reads their entries: add the
-     * stacks of entries made since the first call, so that every COUNTERS
-     * entry names a stack the profile defines (found by tsan_pipeline). */
-    col_flush_intern_pending();
+    int rc = -1;
+    if (m) {
+        merge_all(m, nsites, &tot);
+        rc = 0;
+    }
+    uint32_t nnodes = col_node_count();
     if (rc == 0)
-        drop_undefined(&m);
+        stacks_update(nsites, nnodes); /* on failure, counters up to sites_done */
     /* a fork child that never allocated leaves no profile behind */
-    if (rc == 0 && (col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events) {
-        merge_keep(&m);
+    if (rc == 0 && (col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events)
         return 0;
-    }
     const char *path = rc == 0 ? col_output_path() : NULL;
-    if (!path) {
-        merge_keep(&m);
+    if (!path)
         return -1;
-    }
     /* A device or FIFO named as the output (col_output.c) is written
      * directly: renaming NAME.tmp over it would replace the device. */
     struct stat st;
@@ -553,9 +483,9 @@ int col_flush(int kind)
         pf_buf_t b = {0};
         pf_out_begin(&out, fd);
         write_info(&out, &b);
-        write_modules_and_nodes(&out, &b);
+        write_modules_and_nodes(&out, &b, nnodes);
         write_stacks(&out, &b);
-        write_counters(&out, &b, &m, now);
+        write_counters(&out, &b, m, sites_done, now);
         write_samples(&out, &b);
         write_totals(&out, &b, &tot, now, kind == COL_FLUSH_FINAL);
         write_messages(&out, &b);
@@ -574,7 +504,6 @@ int col_flush(int kind)
         if (rc && !direct)
             unlink(tmp);
     }
-    merge_keep(&m);
     if (rc) {
         if (!reported_error)
             col_log("heapscope: cannot write the profile %s: %s\n", path, strerror(rc));

@@ -12,12 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collect/col_hooks_cold.h"
-#include "collect/col_internal.h"
+#include "collect/col_hooks.h"
 
-#define HOOK_FAST() (UT_LIKELY(col_state == COL_READY) && UT_LIKELY(!col_tls_guard))
-/* The hook's own frame: the unwinders start at its caller. */
-#define HOOK_FRAME __builtin_frame_address(0)
+#define HOOK_FAST() COL_HOOK_FAST()
+#define HOOK_FRAME COL_HOOK_FRAME
 
 UT_EXPORT void *malloc(size_t size)
 {
@@ -25,20 +23,13 @@ UT_EXPORT void *malloc(size_t size)
         return col_cold_malloc(size);
     void *p = col_real.malloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size, HOOK_FRAME);
+        col_record_alloc_inline(p, size, HOOK_FRAME);
     return p;
 }
 
 UT_EXPORT void free(void *ptr)
 {
-    if (UT_UNLIKELY(ptr == NULL))
-        return;
-    if (!HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr))) {
-        col_cold_free(ptr);
-        return;
-    }
-    col_record_free(ptr);
-    col_real.free(ptr);
+    col_hook_free(ptr);
 }
 
 UT_EXPORT void *calloc(size_t n, size_t size)
@@ -47,7 +38,7 @@ UT_EXPORT void *calloc(size_t n, size_t size)
         return col_cold_calloc(n, size);
     void *p = col_real.calloc(n, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, n * size, HOOK_FRAME); /* no overflow: calloc succeeded */
+        col_record_alloc_inline(p, n * size, HOOK_FRAME); /* no overflow: calloc succeeded */
     return p;
 }
 

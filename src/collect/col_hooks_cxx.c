@@ -22,11 +22,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collect/col_hooks_cold.h"
-#include "collect/col_internal.h"
+#include "collect/col_hooks.h"
 
-#define HOOK_FAST() (UT_LIKELY(col_state == COL_READY) && UT_LIKELY(!col_tls_guard))
-#define HOOK_FRAME __builtin_frame_address(0)
+#define HOOK_FAST() COL_HOOK_FAST()
+#define HOOK_FRAME COL_HOOK_FRAME
 
 /* std::nothrow_t, passed by reference: any address will do. */
 static const char nothrow_dummy;
@@ -82,7 +81,7 @@ UT_COLD UT_NOINLINE static void *cold_new(size_t size, size_t align)
         else if (col_real.posix_memalign(&p, (align), n) != 0)                                 \
             p = NULL;                                                                          \
         if (UT_LIKELY(p != NULL)) {                                                            \
-            col_record_alloc(p, n, HOOK_FRAME);                                                \
+            col_record_alloc_inline(p, n, HOOK_FRAME);                                         \
             return p;                                                                          \
         }                                                                                      \
     } else if ((p = cold_new(n, (align))) != NULL) {                                           \
@@ -144,31 +143,31 @@ UT_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t size, size_t align, co
     NEW_BODY("_ZnamSt11align_val_tRKSt9nothrow_t", align, 1);
 }
 
-UT_EXPORT void _ZdlPv(void *p) { free(p); }
-UT_EXPORT void _ZdaPv(void *p) { free(p); }
-UT_EXPORT void _ZdlPvm(void *p, size_t size) { (void)size; free(p); }
-UT_EXPORT void _ZdaPvm(void *p, size_t size) { (void)size; free(p); }
-UT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { (void)nt; free(p); }
-UT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { (void)nt; free(p); }
-UT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t align) { (void)align; free(p); }
-UT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align) { (void)align; free(p); }
+UT_EXPORT void _ZdlPv(void *p) { col_hook_free(p); }
+UT_EXPORT void _ZdaPv(void *p) { col_hook_free(p); }
+UT_EXPORT void _ZdlPvm(void *p, size_t size) { (void)size; col_hook_free(p); }
+UT_EXPORT void _ZdaPvm(void *p, size_t size) { (void)size; col_hook_free(p); }
+UT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { (void)nt; col_hook_free(p); }
+UT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { (void)nt; col_hook_free(p); }
+UT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t align) { (void)align; col_hook_free(p); }
+UT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align) { (void)align; col_hook_free(p); }
 UT_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t size, size_t align)
 {
     (void)size, (void)align;
-    free(p);
+    col_hook_free(p);
 }
 UT_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t size, size_t align)
 {
     (void)size, (void)align;
-    free(p);
+    col_hook_free(p);
 }
 UT_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align, const void *nt)
 {
     (void)align, (void)nt;
-    free(p);
+    col_hook_free(p);
 }
 UT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align, const void *nt)
 {
     (void)align, (void)nt;
-    free(p);
+    col_hook_free(p);
 }

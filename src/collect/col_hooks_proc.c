@@ -1,6 +1,6 @@
 /* col_hooks_proc.c - interposed process-level calls: dlopen/dlclose keep
- * the module map right (stacks recorded before a dlclose are placed in the
- * profile before the module's unload record), and the exec family writes
+ * the module map right (call-tree nodes made before a dlclose are placed in
+ * the profile before the module's unload record), and the exec family writes
  * the profile of the image that is about to be replaced.  The new image is
  * profiled too when LD_PRELOAD still names libheapscope.so. */
 #define _GNU_SOURCE
@@ -54,7 +54,6 @@ UT_EXPORT int dlclose(void *handle)
         col_tls_guard++;
         col_writer_lock();
         col_modules_scan();
-        col_flush_intern_pending();
         col_writer_unlock();
         col_tls_guard--;
     }

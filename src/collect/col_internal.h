@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "collect/col_idtab.h"
 #include "common/ut_compiler.h"
 #include "heapscope/profile.h"
 
@@ -48,6 +49,7 @@ void col_config_load(void);
 /* ---- the collector's own memory (col_vm.c) ---------------------------- */
 
 void *col_vm_map(size_t size);                  /* zeroed, MAP_NORESERVE; NULL */
+void *col_vm_map_populated(size_t size);        /* the same, every page mapped now */
 void col_vm_unmap(void *p, size_t size);        /* p may be NULL */
 void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* mremap; NULL */
 
@@ -113,55 +115,54 @@ uint64_t col_now_ns(void);      /* CLOCK_MONOTONIC */
 
 /* ---- per-thread state (col_thread.c) ---------------------------------- */
 
-/* Counters of one (stack, size key) pair, as seen by one thread.  Frees of
- * blocks allocated on other threads land in the freeing thread's entry, so
- * every field is a per-thread partial sum; the writer adds them up. */
-typedef struct col_entry {
-    uint32_t stack_id;
-    uint32_t peak_gen;      /* col_heap.peak_gen when peak_* were saved */
-    uint64_t size;          /* size key: exact size or bucket low bound */
+/* Counters of one allocation site (col_site.c: a stack and a size key), as
+ * seen by one thread.  Frees of blocks allocated on other threads land in
+ * the freeing thread's counters, so every field is a per-thread partial
+ * sum; the writer adds them up.  One cache line. */
+typedef struct col_count {
     uint64_t allocs, bytes, frees, bytes_freed, temporary;
     int64_t peak_blocks, peak_bytes; /* live partials at the last peak */
-} col_entry_t;
+    uint32_t peak_gen;               /* col_heap.peak_gen when peak_* were saved */
+    uint32_t unused;
+} col_count_t;
 
-#define COL_MAX_STACKS (1u << 24) /* stack ids fit the shadow value's 24 bits */
-#define COL_BYID_BITS 12          /* a leaf of by_id covers 4096 stack ids */
-#define COL_BYID_LEAVES (COL_MAX_STACKS >> COL_BYID_BITS)
+/* What a thread allocated from after a stack, the last time: the next
+ * stack's node and site.  A program that repeats a sequence of stacks
+ * (each one new to the memo of the unwinder, as in recursion) finds them
+ * in this order instead of probing the global indexes. */
+typedef struct col_pred {
+    uint32_t node, site;
+} col_pred_t;
 
-#define COL_CHUNK_BITS 12
-#define COL_CHUNK_ENTRIES (1u << COL_CHUNK_BITS)
-#define COL_MAX_CHUNKS 1024 /* 4M entries per thread */
+#define COL_PRED_LEAF_BITS 12         /* a leaf holds the predictions of 4096 nodes */
+#define COL_NODE_MAX (1u << 26)       /* call-tree nodes (col_node.c) */
+#define COL_PRED_LEAVES (COL_NODE_MAX >> COL_PRED_LEAF_BITS)
 
-typedef struct col_byid {
-    uint32_t entry; /* entry number + 1, 0 = none */
-    uint32_t next;  /* stack id, 0 = none */
-} col_byid_t;
+#define COL_SITE_MAX (1u << 24)       /* site ids fit the shadow value's 24 bits */
+#define COL_COUNT_LEAF_BITS 10        /* a leaf holds the counters of 1024 sites */
+#define COL_COUNT_LEAF (1u << COL_COUNT_LEAF_BITS)
+#define COL_COUNT_LEAVES (COL_SITE_MAX >> COL_COUNT_LEAF_BITS)
 
 typedef struct col_thread {
     /* --- owner-only hot fields --- */
-    uint64_t *index;        /* open addressing: hash tag << 32 | entry number + 1 */
-    uint32_t index_mask;
-    uint32_t index_used;
-    col_entry_t *last;      /* entry of the previous lookup */
     int64_t pending;        /* live-byte change not yet published */
     const void *last_alloc; /* for temporary allocations */
     uintptr_t stack_lo, stack_hi;
     uint32_t tick;          /* events until the next cold check */
-    uint32_t memo_id;       /* stack of this thread's previous allocation */
-    uint64_t memo_token;    /* the unwinder's name for those frames, 0: none */
+    uint32_t memo_node;     /* stack of this thread's previous walk */
     const void *memo_frame; /* the hook frame of that walk, and the return */
     uintptr_t memo_ra;      /* address there: a cheap first test of the memo */
+    uint64_t site_key;      /* the last site looked up: (site_node, site_key) */
+    uint32_t site_node;     /* is site_id */
+    uint32_t site_id;
     /* --- read by the writer --- */
-    uint32_t nentries;      /* published with release */
+    uint32_t cnt_leaves;    /* leaves [0, cnt_leaves) may be mapped; release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
     uint64_t n_untracked;   /* blocks the shadow could not mark live */
-    col_entry_t *chunks[COL_MAX_CHUNKS];
-    /* Per stack id, in leaves mapped on first use: the entry number + 1 of
-     * the stack's last used size key, and the stack this thread allocated
-     * from next, last time.  Ids are handed out in the order stacks are
-     * first seen, so a program repeating its pattern walks this table (and
-     * its entries) in order, where the hashed indexes jump. */
-    col_byid_t *by_id[COL_BYID_LEAVES];
+    /* Counters by site id, in leaves mapped on first use (release). */
+    col_count_t *cnt[COL_COUNT_LEAVES];
+    /* Owner only: predictions by the node of the previous stack. */
+    col_pred_t *pred[COL_PRED_LEAVES];
     /* --- registry --- */
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
@@ -175,11 +176,7 @@ col_thread_t *col_thread_attach(void);   /* cold: state for this thread */
 int col_thread_max_live(void);           /* most threads alive at once */
 int col_thread_seen(void);               /* threads that ever attached */
 col_thread_t *col_thread_all(void);      /* head of the registry list */
-col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t size);
-/* The stack this thread allocated from after stack id last time (0: none),
- * and remembering it. */
-uint32_t col_thread_next_guess(const col_thread_t *t, uint32_t id);
-void col_thread_set_next(col_thread_t *t, uint32_t id, uint32_t next);
+col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site);
 int col_thread_live_count(void);
 void col_thread_lock_shared(void);
 void col_thread_unlock_shared(void);
@@ -188,14 +185,33 @@ void col_thread_atfork_prepare(void);
 void col_thread_atfork_parent(void);
 void col_thread_atfork_child(void);
 
-/* Entry of (stack_id, size key) in t, created if needed.  NULL if the
- * thread's table is full (the caller counts the event as lost). */
-UT_INLINE col_entry_t *col_thread_entry(col_thread_t *t, uint32_t stack_id, uint64_t key)
+/* t's counters of a site, their leaf mapped if needed; NULL without memory
+ * (the caller does not count the block). */
+UT_INLINE col_count_t *col_thread_count(col_thread_t *t, uint32_t site)
 {
-    col_entry_t *e = t->last;
-    if (UT_LIKELY(e && e->stack_id == stack_id && e->size == key))
-        return e;
-    return col_thread_entry_slow(t, stack_id, key);
+    col_count_t *leaf = t->cnt[site >> COL_COUNT_LEAF_BITS];
+    if (UT_UNLIKELY(leaf == NULL))
+        return col_thread_count_slow(t, site);
+    col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
+    UT_WRITE_FIRST(e->unused); /* the counters are read, then written */
+    return e;
+}
+
+col_pred_t *col_thread_pred_slow(col_thread_t *t, uint32_t node);
+
+/* t's prediction after stack `node`, its leaf mapped if needed; NULL
+ * without memory or for no node. */
+UT_INLINE col_pred_t *col_thread_pred(col_thread_t *t, uint32_t node)
+{
+    uint32_t l = node >> COL_PRED_LEAF_BITS;
+    if (UT_UNLIKELY(l >= COL_PRED_LEAVES))
+        return NULL;
+    col_pred_t *leaf = t->pred[l];
+    if (UT_UNLIKELY(leaf == NULL))
+        return col_thread_pred_slow(t, node);
+    col_pred_t *p = &leaf[node & ((1u << COL_PRED_LEAF_BITS) - 1)];
+    UT_WRITE_FIRST(p->site);
+    return p;
 }
 
 /* Exact size up to PF_EXACT_SIZE_MAX, else the lowest size of its bucket
@@ -241,34 +257,91 @@ void col_record_commit_free(col_taken_t *tk);
 void col_record_restore(col_taken_t *tk);
 void col_record_publish_thread(col_thread_t *t);
 
-/* ---- unique stacks (col_stack.c) -------------------------------------- */
+/* ---- the call tree (col_node.c) and allocation sites (col_site.c) ---- */
 
-#define COL_STACK_LOST 1u /* pseudo-stack of allocations with no stack */
+typedef struct col_node {
+    uintptr_t ip;       /* return address */
+    uint32_t parent;    /* caller's node, 0 at the root */
+    uint32_t epoch;     /* col_modules_epoch() when made */
+    uint16_t depth;     /* frames from the root (or the cut) to here */
+    uint16_t flags;     /* COL_NODE_F_* */
+} col_node_t;
 
-typedef struct col_stack_rec {
-    uint64_t hash;
-    uint16_t depth;         /* <= COL_MAX_DEPTH */
-    uint16_t flags;         /* PF_STACK_* */
-    uint32_t id;            /* the index finds records, records name their id */
-    uintptr_t ips[];
-} col_stack_rec_t;
+#define COL_NODE_NONE 0xffffffffu  /* no node: the table is full */
+#define COL_NODE_TRUNC 0x80000000u /* pseudo-parent of a cut stack's outermost frame */
+#define COL_NODE_F_TRUNC 1u        /* the depth cap cut this stack */
 
-int col_stack_init(void);
-uint32_t col_stack_intern(const uintptr_t *ips, int depth, unsigned flags);
-/* Is stack `id` exactly these frames?  Cheaper than interning: no hash. */
-int col_stack_is(uint32_t id, const uintptr_t *ips, int depth);
-uint32_t col_stack_count(void);               /* ids are 1 .. count */
-const col_stack_rec_t *col_stack_get(uint32_t id);
-void col_stack_atfork_prepare(void);
-void col_stack_atfork_release(void);
+extern col_node_t *col_nodes;      /* by id; records never change once made */
+extern col_idtab_t col_node_tab;   /* (ip, parent) -> id */
+int col_node_init(void);
+uint32_t col_node_count(void);     /* ids are 1 .. count */
+uint32_t col_node_add(uint32_t parent, uintptr_t ip);
+
+/* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:
+ * the outermost frame of a cut stack), made if new.  COL_NODE_NONE if the
+ * table is full, and for every child of COL_NODE_NONE. */
+UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
+{
+    if (UT_UNLIKELY(parent == COL_NODE_NONE))
+        return COL_NODE_NONE;
+    uint32_t id = col_idtab_find(&col_node_tab, ip, parent);
+    return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip);
+}
+
+/* The nodes of frames ips[0..n) (innermost first) on top of node base (0,
+ * COL_NODE_TRUNC or a node): out[j] is the node of the stack from frame j
+ * out.  guess (0: none) is the stack the caller expects, out[0]; when it
+ * is right, its records are read instead of looking the frames up, so a
+ * repeating sequence of stacks reads the tree in the order it was made
+ * rather than probing the index at random. */
+void col_node_stack(uint32_t base, const uintptr_t *ips, int n, uint32_t guess, uint32_t *out);
+/* The node of the stack ips[0..n) (innermost first); 0 for no frames. */
+uint32_t col_node_path(const uintptr_t *ips, int n, int truncated);
+/* The return addresses of node's stack, innermost first (at most max);
+ * *flags gets PF_STACK_TRUNCATED for a cut stack. */
+int col_node_ips(uint32_t node, uintptr_t *ips, int max, unsigned *flags);
+void col_node_atfork_prepare(void);
+void col_node_atfork_parent(void);
+void col_node_atfork_child(void);
+
+typedef struct col_site {
+    uint64_t key;  /* size key (col_size_key) */
+    uint32_t node; /* stack */
+    uint32_t unused;
+} col_site_t;
+
+#define COL_SITE_LOST 1u /* pseudo-site of blocks with no stack recorded */
+
+extern col_site_t *col_sites;      /* by id; records never change once made */
+extern col_idtab_t col_site_tab;   /* (key, node) -> id */
+int col_site_init(void);
+uint32_t col_site_count(void);     /* ids are 1 .. count */
+uint32_t col_site_add(uint32_t node, uint64_t key);
+
+/* The site of (node, key), made if new; 0 if the table is full. */
+UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
+{
+    uint32_t id = col_idtab_find(&col_site_tab, key, node);
+    return UT_LIKELY(id != 0) ? id : col_site_add(node, key);
+}
+void col_site_atfork_prepare(void);
+void col_site_atfork_parent(void);
+void col_site_atfork_child(void);
 
 /* ---- shadow map of live blocks (col_shadow.c) ------------------------- */
 
 int col_shadow_init(void);
 
 /* The map: dir[address >> (shift + COL_SHADOW_LEAF_BITS)] is a leaf of
- * 2^COL_SHADOW_LEAF_BITS values (NULL until first used). */
+ * 2^COL_SHADOW_LEAF_BITS values (NULL until first used), followed by a
+ * bitmap of its pages that were ever written.  A page never written holds
+ * zeros, so a store into it needs no read of the old value: reading it
+ * first would map the kernel's zero page, and the write after it would
+ * replace that page and flush the other CPUs' TLBs (an interrupt to each
+ * CPU running a thread of the program, on every new page of the map). */
 #define COL_SHADOW_LEAF_BITS 20
+#define COL_SHADOW_PAGE_BITS 10 /* 1024 values in a 4 KiB page */
+#define COL_SHADOW_LEAF_BYTES ((sizeof(uint32_t) << COL_SHADOW_LEAF_BITS) + 4096)
 typedef struct col_shadow_map {
     uint32_t **dir;
     uint64_t dir_len;
@@ -277,12 +350,14 @@ typedef struct col_shadow_map {
 extern col_shadow_map_t col_shadow;
 uint32_t *col_shadow_leaf_install(uint64_t d);
 
-/* The value slot of ptr; with create, its leaf is mapped if needed.  NULL
- * when ptr is outside the map (or a leaf cannot be mapped). */
-UT_INLINE uint32_t *col_shadow_slot(const void *ptr, int create)
+/* The leaf holding ptr's value and the value's index there; with create,
+ * the leaf is mapped if needed.  NULL when ptr is outside the map (or a
+ * leaf cannot be mapped). */
+UT_INLINE uint32_t *col_shadow_leaf(const void *ptr, int create, uint32_t *index)
 {
     uint64_t g = (uint64_t)(uintptr_t)ptr >> col_shadow.shift;
     uint64_t d = g >> COL_SHADOW_LEAF_BITS;
+    *index = (uint32_t)(g & ((1u << COL_SHADOW_LEAF_BITS) - 1));
     if (UT_UNLIKELY(d >= col_shadow.dir_len))
         return NULL;
     uint32_t *leaf = __atomic_load_n(&col_shadow.dir[d], __ATOMIC_ACQUIRE);
@@ -290,30 +365,53 @@ UT_INLINE uint32_t *col_shadow_slot(const void *ptr, int create)
         if (!create || (leaf = col_shadow_leaf_install(d)) == NULL)
             return NULL;
     }
-    return &leaf[g & ((1u << COL_SHADOW_LEAF_BITS) - 1)];
+    return leaf;
+}
+
+/* The word of the written-pages bitmap for value i of leaf, and its bit. */
+UT_INLINE uint64_t *col_shadow_written(uint32_t *leaf, uint32_t i, uint64_t *bit)
+{
+    *bit = 1ull << ((i >> COL_SHADOW_PAGE_BITS) & 63);
+    return (uint64_t *)(leaf + (1u << COL_SHADOW_LEAF_BITS)) + (i >> (COL_SHADOW_PAGE_BITS + 6));
+}
+
+/* Store value v at index i of leaf; returns the value that was there
+ * (non-zero means a free was missed). */
+UT_INLINE uint32_t col_shadow_exchange(uint32_t *leaf, uint32_t i, uint32_t v)
+{
+    uint64_t bit, *w = col_shadow_written(leaf, i, &bit);
+    if (UT_LIKELY(__atomic_load_n(w, __ATOMIC_RELAXED) & bit)) {
+        uint32_t old = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&leaf[i], v, __ATOMIC_RELAXED);
+        return old;
+    }
+    __atomic_store_n(&leaf[i], v, __ATOMIC_RELAXED); /* the page's first write */
+    __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* Mark ptr live with the given value (non-zero); returns the value that
- * was there (non-zero means a free was missed). */
+ * was there.  0 and nothing stored if ptr is outside the map. */
 UT_INLINE uint32_t col_shadow_set(const void *ptr, uint32_t value)
 {
-    uint32_t *s = col_shadow_slot(ptr, 1);
-    if (UT_UNLIKELY(s == NULL))
+    uint32_t i, *leaf = col_shadow_leaf(ptr, 1, &i);
+    if (UT_UNLIKELY(leaf == NULL))
         return 0;
-    uint32_t old = __atomic_load_n(s, __ATOMIC_RELAXED);
-    __atomic_store_n(s, value, __ATOMIC_RELAXED);
-    return old;
+    return col_shadow_exchange(leaf, i, value);
 }
 
 /* Read and clear; 0 if ptr is not a live block heapscope recorded. */
 UT_INLINE uint32_t col_shadow_take(const void *ptr)
 {
-    uint32_t *s = col_shadow_slot(ptr, 0);
-    if (UT_UNLIKELY(s == NULL))
+    uint32_t i, *leaf = col_shadow_leaf(ptr, 0, &i);
+    if (UT_UNLIKELY(leaf == NULL))
         return 0;
-    uint32_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
+    uint64_t bit, *w = col_shadow_written(leaf, i, &bit);
+    if (UT_UNLIKELY(!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit)))
+        return 0; /* a page never written holds no live block */
+    uint32_t v = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
     if (v)
-        __atomic_store_n(s, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);
     return v;
 }
 /* Exact sizes of blocks whose slack does not fit in the shadow value. */
@@ -323,67 +421,52 @@ uint64_t col_shadow_size_take(const void *ptr);
 void col_shadow_atfork_prepare(void);
 void col_shadow_atfork_release(void);
 
-#define COL_SLACK_BITS 8
-#define COL_SLACK_BIG 0xffu
 
-/* ---- unwinding (col_unwind.c) ----------------------------------------- */
+/* ---- unwinding (col_unwind.c, col_unwind_fp.c, col_dwarf.c) ---------- */
 
 int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
 void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
-/* The unwinders behind col_unwind (col_unwind.c): the frame-pointer walk
- * with its memo, libunwind for a frame the DWARF unwinder cannot express,
- * and the general case (libunwind mode, HEAPSCOPE_UNWIND_VERIFY). */
-int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-                  uint64_t expect, uint64_t *token);
-int col_unwind_dwarf_fallback(uintptr_t *ips, int max, unsigned *flags, uint64_t *token);
-int col_unwind_any(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-                   uint64_t expect, uint64_t *token);
-int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
-                        uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
-                        uint64_t expect, uint64_t *token);
-/* Is the stack above frame exactly the walk named token (non-zero)?  Only
- * the unwinder's memo check: no frame written, nothing walked. */
-int col_unwind_fp_same(const col_thread_t *t, const void *frame, uint64_t token);
-int col_dwarf_same(const void *start, uint64_t token);
 
-UT_INLINE int col_unwind_same(const col_thread_t *t, const void *frame, uint64_t token)
+/* The stack above `frame` (a frame of heapscope's own, built with frame
+ * pointers, normally the hook's), without heapscope's frames, as a node of
+ * the call tree: 0 for no frames, COL_NODE_NONE if the tree is full.  Each
+ * caching unwinder keeps a memo of the thread's previous walk, and
+ * col_unwind_fp_same / col_dwarf_same say whether the stack above frame is
+ * exactly that walk, whose node the caller kept (col_record.h; they are
+ * inline, in col_memo.h).  A mode with a memo: col_unwind_memo(). */
+uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess);
+void col_unwind_fp_thread_exit(void);
+#define COL_UNWIND_FAIL 0xfffffffeu     /* col_dwarf_stack: use libunwind */
+UT_INLINE int col_unwind_memo(void)
 {
-    if (UT_UNLIKELY(col_config.verify_unwind))
-        return 0; /* verification needs the walk */
-    if (col_config.unwinder == PF_UNWIND_DWARF)
-        return col_dwarf_same(frame, token);
-    if (col_config.unwinder == PF_UNWIND_FP)
-        return col_unwind_fp_same(t, frame, token);
-    return 0;
+    return !col_config.verify_unwind && col_config.unwinder != PF_UNWIND_LIBUNWIND;
 }
+uint32_t col_dwarf_stack(const void *frame, int max, uintptr_t skip_lo, uintptr_t skip_hi,
+                         uintptr_t stack_lo, uintptr_t stack_hi, uint32_t guess);
+uint32_t col_unwind_libunwind(int max);   /* libunwind for this call */
+uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* libunwind mode, verification */
+/* The plain frame-pointer walk (no memo), innermost first: the reference
+ * of HEAPSCOPE_UNWIND_VERIFY for fp. */
+int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
+                        unsigned *flags);
 
-/* Return addresses of the current stack, innermost first, without
- * heapscope's own frames, starting at the caller of `frame` (see
- * col_record_alloc).  *flags gets PF_STACK_TRUNCATED when cut.
- * *token (0: none) names the result: the same token means the same frames
- * as an earlier call on this thread; when it equals `expect`, ips was not
- * written (the caller still has those frames' stack id).  Inline, so that
- * the common modes cost one call. */
-UT_INLINE int col_unwind(col_thread_t *t, const void *frame, uintptr_t *ips, int max,
-                         unsigned *flags, uint64_t expect, uint64_t *token)
+/* guess: the stack the caller expects (0: none), see col_node_stack. */
+UT_INLINE uint32_t col_unwind(col_thread_t *t, const void *frame, uint32_t guess)
 {
     if (UT_LIKELY(!col_config.verify_unwind)) {
         if (col_config.unwinder == PF_UNWIND_DWARF) {
-            int truncated = 0;
-            int n = col_dwarf_backtrace(frame, ips, max, col_proc.self_lo, col_proc.self_hi,
-                                        t->stack_lo, t->stack_hi, &truncated, expect, token);
-            if (UT_UNLIKELY(n < 0))
-                return col_unwind_dwarf_fallback(ips, max, flags, token);
-            if (truncated)
-                *flags |= PF_STACK_TRUNCATED;
-            return n;
+            uint32_t node = col_dwarf_stack(frame, col_config.max_depth, col_proc.self_lo,
+                                            col_proc.self_hi, t->stack_lo, t->stack_hi, guess);
+            if (UT_UNLIKELY(node == COL_UNWIND_FAIL))
+                return col_unwind_libunwind(col_config.max_depth);
+            return node;
         }
         if (col_config.unwinder == PF_UNWIND_FP)
-            return col_unwind_fp(t, frame, ips, max, flags, expect, token);
+            return col_unwind_fp(t, frame, guess);
     }
-    return col_unwind_any(t, frame, ips, max, flags, expect, token);
+    return col_unwind_any(t, frame, guess);
 }
 
 /* ---- modules (col_modules.c) ------------------------------------------ */
@@ -425,7 +508,6 @@ void col_writer_tick(void);             /* cold check from the hot path */
 enum { COL_FLUSH_PERIODIC = 0, COL_FLUSH_FINAL = 1, COL_FLUSH_EXEC = 2 };
 /* Write the whole profile; caller holds the writer lock. */
 int col_flush(int kind);
-void col_flush_intern_pending(void);    /* stacks -> call tree, before dlclose */
 int col_flush_finished(void);
 void col_flush_reset_child(void);
 

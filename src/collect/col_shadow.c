@@ -16,15 +16,15 @@
  * hand-over of a pointer between threads, and the allocator orders reuse
  * of an address after its free). */
 #define _GNU_SOURCE
+#include <string.h>
 #include <sys/mman.h>
 
 #include "collect/col_internal.h"
 #include "common/ut_spin.h"
 
 #define ADDR_BITS 47
-#define LEAF_SIZE (1u << COL_SHADOW_LEAF_BITS)
 
-/* The map itself; its lookups are inline (col_shadow_slot, col_internal.h). */
+/* The map itself; its lookups are inline (col_shadow_leaf, col_internal.h). */
 col_shadow_map_t col_shadow;
 
 
@@ -34,12 +34,24 @@ col_shadow_map_t col_shadow;
  * tracked.  Refilled whenever a leaf is installed and mmap works. */
 static uint32_t *spare_leaf;
 
+/* A leaf and its bitmap of written pages; the bitmap's page is written
+ * now, so that its first read does not map the zero page. */
+static uint32_t *leaf_new(void)
+{
+    uint32_t *leaf = col_vm_map(COL_SHADOW_LEAF_BYTES);
+    if (leaf) {
+        uint64_t bit;
+        memset(col_shadow_written(leaf, 0, &bit), 0, 4096);
+    }
+    return leaf;
+}
+
 int col_shadow_init(void)
 {
     col_shadow.shift = col_proc.granule_shift;
     col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_BITS);
     col_shadow.dir = col_vm_map(col_shadow.dir_len * sizeof *col_shadow.dir);
-    spare_leaf = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
+    spare_leaf = leaf_new();
     return col_shadow.dir ? 0 : -1;
 }
 
@@ -55,7 +67,7 @@ static int leaf_fault(void)
         return 0;
     uint32_t *spare = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);
     if (spare)
-        munmap(spare, LEAF_SIZE * sizeof(uint32_t));
+        munmap(spare, COL_SHADOW_LEAF_BYTES);
     return 1;
 }
 
@@ -64,22 +76,22 @@ UT_COLD uint32_t *col_shadow_leaf_install(uint64_t d)
 {
     if (UT_UNLIKELY(leaf_fault()))
         return NULL;
-    uint32_t *leaf = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
+    uint32_t *leaf = leaf_new();
     if (!leaf) {
         leaf = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);
         if (!leaf)
             return NULL;
     } else if (__atomic_load_n(&spare_leaf, __ATOMIC_RELAXED) == NULL) {
-        uint32_t *spare = col_vm_map(LEAF_SIZE * sizeof(uint32_t));
+        uint32_t *spare = leaf_new();
         uint32_t *none = NULL;
         if (spare && !__atomic_compare_exchange_n(&spare_leaf, &none, spare, 0, __ATOMIC_ACQ_REL,
                                                   __ATOMIC_RELAXED))
-            munmap(spare, LEAF_SIZE * sizeof(uint32_t));
+            munmap(spare, COL_SHADOW_LEAF_BYTES);
     }
     uint32_t *expect = NULL;
     if (!__atomic_compare_exchange_n(&col_shadow.dir[d], &expect, leaf, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
-        munmap(leaf, LEAF_SIZE * sizeof(uint32_t));
+        munmap(leaf, COL_SHADOW_LEAF_BYTES);
         return expect;
     }
     return leaf;

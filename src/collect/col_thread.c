@@ -2,10 +2,10 @@
  *
  * A thread gets a col_thread_t on its first allocation or free: mmapped,
  * linked into a registry that is never unlinked (the writer walks it
- * without a lock), and recycled when the thread exits.  The table maps
- * (stack id, size key) to a col_entry_t: entries live in fixed chunks that
- * never move, so the writer can read them while the owner adds more; the
- * owner's open-addressing index over them can be rebuilt at will.
+ * without a lock), and recycled when the thread exits.  Its counters are
+ * indexed by allocation site (col_site.c), in leaves of 1024 sites mapped
+ * on first use that never move, so the writer reads them while the owner
+ * counts, and an event finds its counters with two loads and no lookup.
  *
  * After a thread's key destructor ran, its late events (glibc frees its
  * TLS after that) go to one shared state under a spinlock. */
@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "collect/col_internal.h"
 #include "common/ut_spin.h"
@@ -28,8 +27,6 @@ static int shared_lock;
 static pthread_key_t exit_key;
 static int live_threads, max_live_threads, threads_seen;
 
-#define INDEX_INITIAL 1024u
-
 
 static void update_slack(void)
 {
@@ -42,11 +39,8 @@ static col_thread_t *state_new(void)
     col_thread_t *t = col_vm_map(sizeof *t);
     if (!t)
         return NULL;
-    t->index = col_vm_map(INDEX_INITIAL * sizeof *t->index);
-    if (!t->index)
-        return NULL;
-    t->index_mask = INDEX_INITIAL - 1;
     t->tick = 4096;
+    t->site_key = UINT64_MAX; /* no size has this key: the site cache is empty */
     return t;
 }
 
@@ -72,7 +66,6 @@ static void on_thread_exit(void *arg)
     int saved = errno;
     col_tls_guard++;
     col_record_publish_thread(t);
-    t->last = NULL;
     t->last_alloc = NULL;
     col_tls_self = NULL;
     col_tls_dead = 1;
@@ -127,9 +120,8 @@ col_thread_t *col_thread_attach(void)
         ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
-    t->memo_id = 0; /* the unwinder's memo belongs to the previous owner */
-    t->memo_token = 0;
-    t->memo_frame = NULL;
+    t->memo_frame = NULL; /* the unwinder's memo belongs to the previous owner */
+    t->memo_ra = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */
     int live = live_threads + 1;
@@ -179,147 +171,37 @@ void col_thread_unlock_shared(void)
     ut_spin_unlock(&shared_lock);
 }
 
-/* ---- the (stack, size) table -------------------------------------------- */
+/* ---- counters by site -------------------------------------------------- */
 
-/* 64 bits: the low 32 (folded) pick the slot, the high 32 are the slot's
- * tag, so a probe rarely reads an entry that is not the one it wants
- * (one stack may have hundreds of size keys). */
-static inline uint64_t entry_hash(uint32_t stack_id, uint64_t key)
+/* Map the leaf holding site's counters (owner thread, or the shared state
+ * under its lock).  Published with release: the writer reads leaves while
+ * the owner counts. */
+UT_COLD col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site)
 {
-    uint64_t h = ((uint64_t)stack_id * 0x9e3779b97f4a7c15ull) ^ (key * 0xc2b2ae3d27d4eb4full);
-    return (h & 0xffffffff00000000ull) | ((uint32_t)(h >> 32) ^ (uint32_t)h);
-}
-
-/* An index slot: the tag of the entry's hash and its number + 1 (0 = empty). */
-static inline uint64_t index_slot(uint64_t h, uint32_t n)
-{
-    return (h & 0xffffffff00000000ull) | (n + 1);
-}
-
-static inline col_entry_t *entry_at(col_thread_t *t, uint32_t n)
-{
-    return &t->chunks[n >> COL_CHUNK_BITS][n & (COL_CHUNK_ENTRIES - 1)];
-}
-
-/* Double the index and rehash every entry into it.  Owner thread only. */
-static int index_grow(col_thread_t *t)
-{
-    uint32_t cap = (t->index_mask + 1) * 2;
-    uint64_t *idx = col_vm_map((size_t)cap * sizeof *idx);
-    if (!idx)
-        return -1;
-    for (uint32_t n = 0; n < t->nentries; n++) {
-        col_entry_t *e = entry_at(t, n);
-        uint64_t h = entry_hash(e->stack_id, e->size);
-        uint32_t i = (uint32_t)h & (cap - 1);
-        while (idx[i])
-            i = (i + 1) & (cap - 1);
-        idx[i] = index_slot(h, n);
-    }
-    munmap(t->index, (size_t)(t->index_mask + 1) * sizeof *idx);
-    t->index = idx;
-    t->index_mask = cap - 1;
-    return 0;
-}
-
-static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t key, uint32_t *num);
-
-/* stack_id's by_id slot, its leaf mapped if needed; NULL without memory. */
-static col_byid_t *by_id_slot(col_thread_t *t, uint32_t stack_id)
-{
-    col_byid_t **leaf = &t->by_id[stack_id >> COL_BYID_BITS];
-    if (UT_UNLIKELY(*leaf == NULL)) {
-        int saved = errno;
-        *leaf = col_vm_map(sizeof(col_byid_t) << COL_BYID_BITS);
-        errno = saved;
-        if (*leaf == NULL)
-            return NULL;
-    }
-    return &(*leaf)[stack_id & ((1u << COL_BYID_BITS) - 1)];
-}
-
-uint32_t col_thread_next_guess(const col_thread_t *t, uint32_t id)
-{
-    const col_byid_t *leaf = t->by_id[id >> COL_BYID_BITS];
-    return leaf ? leaf[id & ((1u << COL_BYID_BITS) - 1)].next : 0;
-}
-
-void col_thread_set_next(col_thread_t *t, uint32_t id, uint32_t next)
-{
-    col_byid_t *b = by_id_slot(t, id);
-    if (b)
-        b->next = next;
-}
-
-col_entry_t *col_thread_entry_slow(col_thread_t *t, uint32_t stack_id, uint64_t key)
-{
-    const col_byid_t *leaf = t->by_id[stack_id >> COL_BYID_BITS];
-    if (UT_LIKELY(leaf != NULL)) {
-        uint32_t n = leaf[stack_id & ((1u << COL_BYID_BITS) - 1)].entry;
-        if (n) {
-            col_entry_t *e = entry_at(t, n - 1);
-            if (e->size == key)
-                return t->last = e;
-        }
-    }
-    uint32_t num;
-    col_entry_t *e = entry_hashed(t, stack_id, key, &num);
-    col_byid_t *b = e ? by_id_slot(t, stack_id) : NULL;
-    if (b)
-        b->entry = num + 1;
-    return e;
-}
-
-/* The hashed index over all (stack, size key) entries; creates them. */
-static col_entry_t *entry_hashed(col_thread_t *t, uint32_t stack_id, uint64_t key, uint32_t *num)
-{
-    uint64_t h = entry_hash(stack_id, key);
-    uint32_t i = (uint32_t)h & t->index_mask;
-    for (;;) {
-        uint64_t slot = t->index[i];
-        if (slot == 0)
-            break;
-        if ((slot >> 32) == (h >> 32)) {
-            col_entry_t *e = entry_at(t, (uint32_t)slot - 1);
-            if (e->stack_id == stack_id && e->size == key) {
-                *num = (uint32_t)slot - 1;
-                return t->last = e;
-            }
-        }
-        i = (i + 1) & t->index_mask;
-    }
-    /* new entry */
-    uint32_t n = t->nentries;
-    if ((n >> COL_CHUNK_BITS) >= COL_MAX_CHUNKS)
+    uint32_t l = site >> COL_COUNT_LEAF_BITS;
+    if (l >= COL_COUNT_LEAVES)
         return NULL;
-    if ((t->index_used + 1) * 2 > t->index_mask + 1) {
-        int saved = errno;
-        int rc = index_grow(t);
-        errno = saved;
-        if (rc < 0)
-            return NULL;
-        i = (uint32_t)h & t->index_mask;
-        while (t->index[i])
-            i = (i + 1) & t->index_mask;
-    }
-    col_entry_t **chunk = &t->chunks[n >> COL_CHUNK_BITS];
-    if (!*chunk) {
-        int saved = errno;
-        col_entry_t *c = col_vm_map(COL_CHUNK_ENTRIES * sizeof(col_entry_t));
-        errno = saved;
-        if (!c)
-            return NULL;
-        __atomic_store_n(chunk, c, __ATOMIC_RELEASE);
-    }
-    col_entry_t *e = entry_at(t, n);
-    e->stack_id = stack_id;
-    e->size = key;
-    e->peak_gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->nentries, n + 1, __ATOMIC_RELEASE);
-    t->index[i] = index_slot(h, n);
-    t->index_used++;
-    *num = n;
-    return t->last = e;
+    int saved = errno;
+    col_count_t *leaf = col_vm_map(COL_COUNT_LEAF * sizeof *leaf);
+    errno = saved;
+    if (!leaf)
+        return NULL;
+    __atomic_store_n(&t->cnt[l], leaf, __ATOMIC_RELEASE);
+    if (l + 1 > t->cnt_leaves)
+        __atomic_store_n(&t->cnt_leaves, l + 1, __ATOMIC_RELEASE);
+    return &leaf[site & (COL_COUNT_LEAF - 1)];
+}
+
+UT_COLD col_pred_t *col_thread_pred_slow(col_thread_t *t, uint32_t node)
+{
+    uint32_t l = node >> COL_PRED_LEAF_BITS;
+    int saved = errno;
+    col_pred_t *leaf = col_vm_map(sizeof(col_pred_t) << COL_PRED_LEAF_BITS);
+    errno = saved;
+    if (!leaf)
+        return NULL;
+    t->pred[l] = leaf;
+    return &leaf[node & ((1u << COL_PRED_LEAF_BITS) - 1)];
 }
 
 /* ---- fork --------------------------------------------------------------- */

@@ -17,6 +17,16 @@ void *col_vm_map(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* For tables about to be filled anyway: faulting their pages in one by
+ * one, on reads first, would map the zero page and then replace it (see
+ * UT_WRITE_FIRST). */
+void *col_vm_map_populated(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 void col_vm_unmap(void *p, size_t size)
 {
     if (p && size)

@@ -13,6 +13,14 @@
  * with __atomic_load_n: a relaxed atomic store, the same code as `x += d`
  * on x86-64, but a race no reader can tear and ThreadSanitizer accepts. */
 #define UT_BUMP(x, d) __atomic_store_n(&(x), (x) + (d), __ATOMIC_RELAXED)
+/* Make this thread's access to x a write before anything reads it: a
+ * one-instruction read-modify-write that changes nothing.  The first
+ * access to a fresh anonymous page decides what the kernel maps: a read
+ * maps the shared zero page, and the write that follows must replace it
+ * and flush the TLBs of every CPU running another thread of the process
+ * (an interrupt each).  A write fault maps a private page at once.  For
+ * memory only this thread writes (x86-64). */
+#define UT_WRITE_FIRST(x) __asm__ volatile("orb $0, %0" : "+m"(*(volatile char *)&(x)))
 #define UT_HIDDEN __attribute__((visibility("hidden")))
 #define UT_EXPORT __attribute__((visibility("default")))
 #define UT_UNUSED __attribute__((unused))

@@ -4,16 +4,22 @@
  * collector's own sources, not through the preload library (the TSan
  * runtime cannot be preloaded into another program):
  *
- * - col_stack.c: 4 threads intern 40,000 stacks each, drawn from a pool of
- *   6,000 distinct ones, so they race to insert the same new stacks and
- *   the index grows under them; a fifth thread reads every record as the
- *   writer thread does (col_stack_count, col_stack_get) all along.  After:
- *   every thread got the same id for the same stack, distinct stacks have
- *   distinct ids, and 6,001 ids exist (with the "lost" pseudo-stack).
+ * - col_node.c, col_site.c, col_idtab.c (the call tree and the allocation
+ *   sites): 4 threads intern 40,000 stacks each, drawn from a pool of 6,000
+ *   distinct ones that share their outer frames as call stacks do, so they
+ *   race to insert the same new nodes and the indexes grow under them.
+ *   Half the stacks are built in two steps, the outer frames first and the
+ *   inner ones on top with a guess (col_node_stack), the guess right or
+ *   wrong; every 5th stack is marked as cut by the depth cap.  Each stack
+ *   also gets a site for one of 3 size keys.  A fifth thread reads every
+ *   published node and site record, as the writer thread does.  After:
+ *   every thread got the same node and site for the same stack and key,
+ *   distinct stacks have distinct nodes, and each node's frames, read back
+ *   through its parents (col_node_ips), are the stack's.
  * - col_shadow.c: the same 4 threads mark and clear blocks at interleaved
- *   addresses of the same leaves (racing to install each leaf), and put
- *   and take exact sizes in the striped side table; every value read back
- *   is the one the thread wrote.
+ *   addresses of the same leaves (racing to install each leaf and to mark
+ *   its pages written), and put and take exact sizes in the striped side
+ *   table; every value read back is the one the thread wrote.
  * TSan reports any data race and fails the test (halt_on_error=1).
  */
 #define _GNU_SOURCE
@@ -24,16 +30,18 @@
 
 #include "collect/col_internal.h"
 
-/* What col_stack.c and col_shadow.c read from the rest of the collector. */
+/* What col_node.c, col_site.c and col_shadow.c read from the rest of the
+ * collector. */
 col_process_t col_proc = {.granule_shift = 5};
 col_config_t col_config = {.fault_shadow_leaves = -1};
+uint32_t col_modules_epoch_value;
 
 #define THREADS 4
 #define POOL 6000
 #define ROUNDS 40000
 #define DEPTH_MAX 24
 
-static uint32_t got[THREADS][POOL];
+static uint32_t got[THREADS][POOL], got_site[THREADS][POOL][3];
 static int failures;
 static int done;
 
@@ -43,51 +51,83 @@ static void fail(const char *what, long a, long b)
         fprintf(stderr, "FAIL %s (%ld, %ld)\n", what, a, b);
 }
 
-/* Stack number k of the pool: depth 1-24, frames derived from k. */
+/* Stack number k of the pool, innermost frame first: depth 1-24; the
+ * innermost frame is k's own, and frame i from the outside depends only on
+ * k >> i, so stacks share outer frames (a tree, as call stacks do). */
 static int pool_stack(uint32_t k, uintptr_t *ips)
 {
     int depth = 1 + (int)(k % DEPTH_MAX);
-    for (int i = 0; i < depth; i++)
-        ips[i] = 0x400000 + (uintptr_t)k * 0x1000 + (uintptr_t)i * 8;
+    ips[0] = 0x400000 + (uintptr_t)k * 0x10;
+    for (int i = 1; i < depth; i++) {
+        int from_outside = depth - 1 - i;
+        ips[i] = 0x800000 + (uintptr_t)(k >> from_outside) * 0x100 + (uintptr_t)from_outside;
+    }
     return depth;
+}
+
+static int is_cut(uint32_t k)
+{
+    return k % 5 == 0;
 }
 
 static void *interner(void *arg)
 {
     int t = (int)(intptr_t)arg;
     uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(t + 1);
-    uintptr_t ips[DEPTH_MAX];
+    uintptr_t ips[DEPTH_MAX], back[DEPTH_MAX];
+    uint32_t nodes[DEPTH_MAX], prev = 0;
     for (int r = 0; r < ROUNDS; r++) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         uint32_t k = (uint32_t)(rng % POOL);
-        int n = pool_stack(k, ips);
-        uint32_t id = col_stack_intern(ips, n, 0);
-        if (id <= COL_STACK_LOST)
-            fail("intern gave no id", k, id);
-        else if (got[t][k] && got[t][k] != id)
-            fail("one stack, two ids", got[t][k], id);
-        else if (!col_stack_is(id, ips, n))
-            fail("the id's record is not the stack", k, id);
-        got[t][k] = id;
+        int n = pool_stack(k, ips), cut = is_cut(k);
+        uint32_t node;
+        if (rng & (1u << 20)) {
+            node = col_node_path(ips, n, cut);
+        } else {
+            /* outer part first, the inner frames on top with a guess */
+            int inner = 1 + (int)((rng >> 24) % (uint64_t)n);
+            uint32_t base = inner < n ? col_node_path(ips + inner, n - inner, cut)
+                                      : (cut ? COL_NODE_TRUNC : 0);
+            uint32_t guess = (rng & (1u << 21)) && got[t][k] ? got[t][k] : prev;
+            col_node_stack(base, ips, inner, guess, nodes);
+            node = nodes[0];
+        }
+        if (node == 0 || node == COL_NODE_NONE)
+            fail("interning gave no node", k, node);
+        else if (got[t][k] && got[t][k] != node)
+            fail("one stack, two nodes", got[t][k], node);
+        got[t][k] = prev = node;
+        unsigned flags = 0;
+        int m = col_node_ips(node, back, DEPTH_MAX, &flags);
+        if (m != n || memcmp(back, ips, (size_t)n * sizeof *ips) != 0)
+            fail("the node's frames are not the stack", k, m);
+        if (((flags & PF_STACK_TRUNCATED) != 0) != cut)
+            fail("the node's cut flag", k, (long)flags);
+        int key = (int)((rng >> 32) % 3);
+        uint32_t site = col_site_get(node, 16 + (uint64_t)key * 8);
+        if (site <= COL_SITE_LOST || col_sites[site].node != node ||
+            col_sites[site].key != 16 + (uint64_t)key * 8)
+            fail("the site's record", k, site);
+        else if (got_site[t][k][key] && got_site[t][k][key] != site)
+            fail("one site, two ids", got_site[t][k][key], site);
+        got_site[t][k][key] = site;
     }
     /* the shadow map: this thread's granules interleave with the others'
      * in every leaf, so the threads race to install the same leaves */
     uint64_t stride = 32 * THREADS;
     for (uint64_t i = 0; i < 200000; i++) {
         void *p = (void *)(uintptr_t)(0x100000000ull + (uint64_t)t * 32 + i * stride * 37);
-        uint32_t *s = col_shadow_slot(p, 1);
-        if (!s) {
-            fail("no shadow slot", t, (long)i);
-            break;
-        }
-        uint32_t v = ((uint32_t)(i % 1000 + 2) << COL_SLACK_BITS) | (uint32_t)t;
-        __atomic_store_n(s, v, __ATOMIC_RELAXED);
+        uint32_t v = ((uint32_t)(i % 1000 + 2) << 8) | (uint32_t)t;
+        if (col_shadow_set(p, v) != 0)
+            fail("a fresh shadow value was not 0", t, (long)i);
         if (i % 7 == 0 && col_shadow_size_put(p, i * 4096 + (uint64_t)t) != 0)
             fail("side table put", t, (long)i);
         if (i % 7 == 0 && col_shadow_size_take(p) != i * 4096 + (uint64_t)t)
             fail("side table size", t, (long)i);
         if (col_shadow_take(p) != v)
             fail("shadow value", t, (long)i);
+        if (col_shadow_take(p) != 0)
+            fail("shadow value after take", t, (long)i);
     }
     return NULL;
 }
@@ -97,19 +137,24 @@ static void *reader(void *arg)
 {
     (void)arg;
     while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
-        uint32_t n = col_stack_count();
-        for (uint32_t id = 2; id <= n; id++) {
-            const col_stack_rec_t *r = col_stack_get(id);
-            if (r->id != id || r->depth == 0 || r->depth > DEPTH_MAX)
-                fail("record of a published id", id, r->id);
+        uint32_t n = col_node_count();
+        for (uint32_t id = 1; id <= n; id++) {
+            const col_node_t *r = &col_nodes[id];
+            if (r->parent >= id || r->depth == 0 || r->depth > DEPTH_MAX ||
+                (r->parent && r->depth != col_nodes[r->parent].depth + 1))
+                fail("record of a published node", id, r->parent);
         }
+        uint32_t ns = col_site_count();
+        for (uint32_t id = COL_SITE_LOST + 1; id <= ns; id++)
+            if (col_sites[id].node == 0 || col_sites[id].node > col_node_count())
+                fail("record of a published site", id, col_sites[id].node);
     }
     return NULL;
 }
 
 int main(void)
 {
-    if (col_stack_init() != 0 || col_shadow_init() != 0) {
+    if (col_node_init() != 0 || col_site_init() != 0 || col_shadow_init() != 0) {
         fprintf(stderr, "FAIL init\n");
         return 1;
     }
@@ -122,27 +167,33 @@ int main(void)
     __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     pthread_join(rd, NULL);
 
-    static uint32_t owner[POOL + 2];
+    uint32_t nodes = col_node_count();
+    uint32_t *owner = calloc((size_t)nodes + 1, sizeof *owner);
+    uint32_t stacks = 0;
     for (uint32_t k = 0; k < POOL; k++) {
         uint32_t id = 0;
         for (int t = 0; t < THREADS; t++) {
             if (!got[t][k])
                 continue;
             if (id && got[t][k] != id)
-                fail("threads disagree on a stack's id", id, got[t][k]);
+                fail("threads disagree on a stack's node", id, got[t][k]);
             id = got[t][k];
+            for (int key = 0; key < 3; key++)
+                for (int u = 0; u < t; u++)
+                    if (got_site[t][k][key] && got_site[u][k][key] &&
+                        got_site[t][k][key] != got_site[u][k][key])
+                        fail("threads disagree on a site", k, key);
         }
         if (!id)
             continue; /* never drawn */
-        if (id > POOL + 1 || owner[id])
-            fail("two stacks share an id", k, id);
+        stacks++;
+        if (id > nodes || owner[id])
+            fail("two stacks share a node", k, id);
         else
             owner[id] = k + 1;
     }
-    uint32_t count = col_stack_count();
-    if (count != POOL + 1)
-        fail("ids handed out", POOL + 1, count);
-    printf("tsan_collector: %u stacks interned by %d threads, %d failures\n", count, THREADS,
-           failures);
+    free(owner);
+    printf("tsan_collector: %u stacks, %u nodes, %u sites interned by %d threads, %d failures\n",
+           stacks, nodes, col_site_count(), THREADS, failures);
     return failures != 0;
 }

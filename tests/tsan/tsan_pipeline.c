@@ -4,14 +4,15 @@
  * Built with -fsanitize=thread (tests/tsan/CMakeLists.txt) from the
  * collector's own sources: col_record.c (what a malloc or free records),
  * col_thread.c (per-thread tables, attach, recycling at thread exit),
- * col_stack.c, col_shadow.c, col_writer.c / col_flush.c / col_sample.c
+ * col_node.c, col_site.c, col_idtab.c (the call tree and the allocation
+ * sites), col_shadow.c, col_writer.c / col_flush.c / col_sample.c
  * (the writer thread: samples every 1 ms, a profile every 10 ms and on
  * every trigger), col_output.c, col_config.c, col_modules.c, col_log.c and
  * the format writer.  The hooks (col_hooks*.c, col_boot.c) are left out:
  * the TSan runtime owns malloc here.  The unwinder is replaced by a stub
- * that returns one of SITES synthetic stacks, the "call site" the worker
- * thread chose, with the same memo contract as the real unwinders (a token
- * per stack; frames not written when the token is the expected one).
+ * that returns the call-tree node of one of SITES synthetic stacks, the
+ * "call site" the worker thread chose, built through col_node.c with the
+ * recorder's guess as the real unwinders do.
  *
  * GENERATIONS times, WORKERS threads start together (so states are
  * attached, recycled from threads that exited, and released at exit) and
@@ -42,7 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/col_internal.h"
+#include "collect/col_memo.h"
+#include "collect/col_record.h"
 #include "format/pf_reader.h"
 
 /* ---- what col_boot.c and col_unwind.c would define ---------------------- */
@@ -69,59 +71,48 @@ static int site_depth(int s)
     return 1 + s % 6;
 }
 
-/* The "unwinder": the frames of the current site; token site + 1, and the
- * frames are not written when the caller already has them (expect). */
-static int stub_unwind(uintptr_t *ips, int max, uint64_t expect, uint64_t *token)
+/* The "unwinder": the node of the current site's frames, through the
+ * call tree (col_node.c) with the caller's guess, as the real unwinders
+ * do.  There is no memo (col_fp_memo stays NULL), so every allocation
+ * "walks". */
+static uint32_t stub_unwind(uint32_t guess)
 {
+    uintptr_t ips[8];
+    uint32_t nodes[8];
     int n = site_depth(cur_site);
-    if (n > max)
-        n = max;
-    *token = (uint64_t)cur_site + 1;
-    if (*token != expect)
-        for (int i = 0; i < n; i++)
-            ips[i] = SITE_IP(cur_site, i);
-    return n;
+    for (int i = 0; i < n; i++)
+        ips[i] = SITE_IP(cur_site, i);
+    col_node_stack(0, ips, n, guess, nodes);
+    return nodes[0];
 }
 
-int col_unwind_fp(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-                  uint64_t expect, uint64_t *token)
-{
-    (void)t, (void)frame, (void)flags;
-    return stub_unwind(ips, max, expect, token);
-}
+_Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
+_Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));
+unsigned col_dwarf_generation = 1;
 
-int col_unwind_any(col_thread_t *t, const void *frame, uintptr_t *ips, int max, unsigned *flags,
-                   uint64_t expect, uint64_t *token)
-{
-    (void)t, (void)frame, (void)flags;
-    return stub_unwind(ips, max, expect, token);
-}
-
-int col_dwarf_backtrace(const void *start, uintptr_t *ips, int max, uintptr_t skip_lo,
-                        uintptr_t skip_hi, uintptr_t stack_lo, uintptr_t stack_hi, int *truncated,
-                        uint64_t expect, uint64_t *token)
-{
-    (void)start, (void)skip_lo, (void)skip_hi, (void)stack_lo, (void)stack_hi, (void)truncated;
-    return stub_unwind(ips, max, expect, token);
-}
-
-/* The memo check alone: the stack is the walk `token` names (site + 1). */
-int col_unwind_fp_same(const col_thread_t *t, const void *frame, uint64_t token)
+uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
 {
     (void)t, (void)frame;
-    return token == (uint64_t)cur_site + 1;
+    return stub_unwind(guess);
 }
 
-int col_dwarf_same(const void *start, uint64_t token)
+uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess)
 {
-    (void)start;
-    return token == (uint64_t)cur_site + 1;
+    (void)t, (void)frame;
+    return stub_unwind(guess);
 }
 
-int col_unwind_dwarf_fallback(uintptr_t *ips, int max, unsigned *flags, uint64_t *token)
+uint32_t col_dwarf_stack(const void *frame, int max, uintptr_t skip_lo, uintptr_t skip_hi,
+                         uintptr_t stack_lo, uintptr_t stack_hi, uint32_t guess)
 {
-    (void)flags;
-    return stub_unwind(ips, max, 0, token);
+    (void)frame, (void)max, (void)skip_lo, (void)skip_hi, (void)stack_lo, (void)stack_hi;
+    return stub_unwind(guess);
+}
+
+uint32_t col_unwind_libunwind(int max)
+{
+    (void)max;
+    return stub_unwind(0);
 }
 
 void col_unwind_thread_exit(void)
@@ -176,9 +167,16 @@ static void model_free(int s, uint64_t size)
     __atomic_add_fetch(&model[s].bytes_freed, size, __ATOMIC_RELAXED);
 }
 
-/* Requested sizes 1..2000; every 8th site asks the allocator for 4 KiB
- * more than it records, so that the slack does not fit the shadow value
- * and the exact size goes to the side table. */
+/* Requested sizes: 1..2000, whose exact size the site gives; at every 4th
+ * site 8193..14192, above PF_EXACT_SIZE_MAX, whose exact size the shadow
+ * keeps as the block's slack; and every 8th site asks the allocator for
+ * 4 KiB more than it records, so that the slack does not fit the shadow
+ * value and the exact size goes to the side table. */
+static uint64_t size_at(int s, uint64_t r)
+{
+    return s % 4 == 0 ? PF_EXACT_SIZE_MAX + 1 + r % 6000 : 1 + r % 2000;
+}
+
 static block_t alloc_at(int s, uint64_t size)
 {
     block_t b = {NULL, s, size};
@@ -237,7 +235,7 @@ static void *worker(void *arg)
         uint64_t r = xorshift(&rng);
         if (r % 4 == 0)
             s = (int)((r >> 8) % SITES);
-        uint64_t size = 1 + (r >> 20) % 2000;
+        uint64_t size = size_at(s, r >> 20);
         switch ((r >> 40) % 10) {
         case 0: case 1: case 2: case 3: case 4:
             if (n < KEEP) {
@@ -373,10 +371,14 @@ static void check_profile(int threads)
     uint64_t allocs = 0, frees = 0, bytes = 0, bytes_freed = 0;
     for (int s = 0; s < SITES; s++) {
         const site_model_t *m = &model[s];
-        if (got[s].allocs != m->allocs || got[s].bytes != m->bytes)
+        if (got[s].allocs != m->allocs)
             fail("site allocations", (long long)got[s].allocs, (long long)m->allocs);
-        if (got[s].frees != m->frees || got[s].bytes_freed != m->bytes_freed)
+        if (got[s].bytes != m->bytes)
+            fail("site bytes allocated", (long long)got[s].bytes, (long long)m->bytes);
+        if (got[s].frees != m->frees)
             fail("site frees", (long long)got[s].frees, (long long)m->frees);
+        if (got[s].bytes_freed != m->bytes_freed)
+            fail("site bytes freed", (long long)got[s].bytes_freed, (long long)m->bytes_freed);
         allocs += m->allocs, frees += m->frees;
         bytes += m->bytes, bytes_freed += m->bytes_freed;
     }
@@ -423,7 +425,8 @@ int main(int argc, char **argv)
     col_proc.pid = (int)getpid();
     col_proc.start_mono_ns = col_now_ns();
     col_proc.granule_shift = 3; /* not glibc's chunks: ask malloc_usable_size */
-    if (col_stack_init() != 0 || col_shadow_init() != 0 || col_thread_init() != 0) {
+    if (col_node_init() != 0 || col_site_init() != 0 || col_shadow_init() != 0 ||
+        col_thread_init() != 0) {
         fprintf(stderr, "FAIL init\n");
         return 1;
     }

@@ -1,0 +1,30 @@
+/* col_hooks.h - what the interposed allocation functions (col_hooks.c,
+ * col_hooks_cxx.c) share: the test for the fast path, the hook's frame
+ * (where unwinding starts), and the body of free() and of every operator
+ * delete. */
+#ifndef COL_HOOKS_H
+#define COL_HOOKS_H
+
+#include "collect/col_hooks_cold.h"
+#include "collect/col_record.h"
+
+/* The collector is ready and this thread is not inside heapscope. */
+#define COL_HOOK_FAST() (UT_LIKELY(col_state == COL_READY) && UT_LIKELY(!col_tls_guard))
+/* The hook's own frame: the unwinders start at its caller. */
+#define COL_HOOK_FRAME __builtin_frame_address(0)
+
+/* free(ptr): recorded before the real free, so that the address cannot be
+ * handed to another thread while we still look at it. */
+UT_INLINE void col_hook_free(void *ptr)
+{
+    if (UT_UNLIKELY(ptr == NULL))
+        return;
+    if (!COL_HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr))) {
+        col_cold_free(ptr);
+        return;
+    }
+    col_record_free_inline(ptr);
+    col_real.free(ptr);
+}
+
+#endif

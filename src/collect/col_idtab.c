@@ -1,0 +1,78 @@
+/* col_idtab.c - the write side of the insert-only id index (col_idtab.h):
+ * creation, the insert lock, and growth.  Lookups are inline. */
+#include <errno.h>
+
+#include "collect/col_idtab.h"
+#include "collect/col_internal.h"
+#include "common/ut_spin.h"
+
+static col_idtab_index_t *index_new(uint32_t cap)
+{
+    int saved = errno;
+    col_idtab_index_t *ix = col_vm_map_populated(sizeof *ix + (size_t)cap * sizeof(col_idtab_slot_t));
+    errno = saved;
+    if (ix)
+        ix->mask = cap - 1;
+    return ix;
+}
+
+int col_idtab_init(col_idtab_t *x, uint32_t cap)
+{
+    x->lock = 0;
+    x->cur = index_new(cap);
+    return x->cur ? 0 : -1;
+}
+
+void col_idtab_lock(col_idtab_t *x)
+{
+    ut_spin_lock(&x->lock);
+}
+
+void col_idtab_unlock(col_idtab_t *x)
+{
+    ut_spin_unlock(&x->lock);
+}
+
+void col_idtab_reset_lock(col_idtab_t *x)
+{
+    x->lock = 0;
+}
+
+uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2)
+{
+    return col_idtab_find(x, k1, k2);
+}
+
+static void put(col_idtab_index_t *ix, uint64_t k1, uint32_t k2, uint32_t id)
+{
+    uint32_t i = (uint32_t)col_idtab_hash(k1, k2) & ix->mask;
+    while (ix->slots[i].id)
+        i = (i + 1) & ix->mask;
+    ix->slots[i].k1 = k1;
+    ix->slots[i].k2 = k2;
+    __atomic_store_n(&ix->slots[i].id, id, __ATOMIC_RELEASE);
+    ix->used++;
+}
+
+int col_idtab_reserve_locked(col_idtab_t *x)
+{
+    col_idtab_index_t *ix = x->cur;
+    if ((ix->used + 1) * 2 <= ix->mask + 1)
+        return 0;
+    if (ix->mask >= 0x7fffffffu)
+        return -1;
+    col_idtab_index_t *bigger = index_new((ix->mask + 1) * 2);
+    if (!bigger)
+        return -1;
+    for (uint32_t i = 0; i <= ix->mask; i++)
+        if (ix->slots[i].id)
+            put(bigger, ix->slots[i].k1, ix->slots[i].k2, ix->slots[i].id);
+    /* the old index stays mapped: readers may still be probing it */
+    __atomic_store_n(&x->cur, bigger, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void col_idtab_put_locked(col_idtab_t *x, uint64_t k1, uint32_t k2, uint32_t id)
+{
+    put(x->cur, k1, k2, id);
+}

@@ -1,0 +1,136 @@
+/* col_node.c - the process-wide call tree of every stack seen: a node is
+ * a return address under its caller's node, the outermost frame at the
+ * root, so a node id names a whole stack (the path from the root to it)
+ * and stacks share their common outer frames.
+ *
+ * The unwinders build stacks here from the outside in, and remember the
+ * node of every frame of their previous walk: a stack that differs from
+ * the previous one only in its inner frames costs one lookup per new
+ * frame, with no hashing of the whole stack (col_unwind_fp.c, col_dwarf.c).
+ *
+ * Node ids are handed out in creation order, 1, 2, 3 ..., so a parent's id
+ * is below its children's, and they are what the profile's NODES records
+ * hold (docs/FORMAT.md).  Records never move or change once published;
+ * lookups (col_node_child, inline in col_internal.h) take no lock, and a
+ * new node takes the table's spinlock.
+ *
+ * A stack cut by the depth cap has lost its outer frames: its outermost
+ * kept frame hangs under the pseudo-parent COL_NODE_TRUNC instead of the
+ * root, so it never shares nodes with a complete stack, and every node
+ * below carries COL_NODE_F_TRUNC. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "collect/col_internal.h"
+
+#define INDEX_INITIAL (1u << 10) /* slots; grows at half full */
+
+col_node_t *col_nodes;
+col_idtab_t col_node_tab;
+static uint32_t count; /* last id handed out, published with release */
+
+int col_node_init(void)
+{
+    col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
+    if (!col_nodes || col_idtab_init(&col_node_tab, INDEX_INITIAL) != 0)
+        return -1;
+    return 0;
+}
+
+uint32_t col_node_count(void)
+{
+    return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+}
+
+/* The node (parent, ip), made now; COL_NODE_NONE if the table is full. */
+UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip)
+{
+    col_idtab_lock(&col_node_tab);
+    uint32_t id = col_idtab_find_locked(&col_node_tab, ip, parent);
+    if (id == 0) {
+        if (count + 1 >= COL_NODE_MAX || col_idtab_reserve_locked(&col_node_tab) != 0) {
+            id = COL_NODE_NONE;
+        } else {
+            id = count + 1;
+            col_node_t *n = &col_nodes[id];
+            n->ip = ip;
+            if (parent == COL_NODE_TRUNC) {
+                n->parent = 0;
+                n->depth = 1;
+                n->flags = COL_NODE_F_TRUNC;
+            } else {
+                n->parent = parent;
+                n->depth = parent ? (uint16_t)(col_nodes[parent].depth + 1) : 1;
+                n->flags = parent ? col_nodes[parent].flags : 0;
+            }
+            n->epoch = col_modules_epoch();
+            __atomic_store_n(&count, id, __ATOMIC_RELEASE);
+            col_idtab_put_locked(&col_node_tab, ip, parent, id);
+        }
+    }
+    col_idtab_unlock(&col_node_tab);
+    return id;
+}
+
+uint32_t col_node_path(const uintptr_t *ips, int n, int truncated)
+{
+    uint32_t node = truncated && n > 0 ? COL_NODE_TRUNC : 0;
+    for (int i = n - 1; i >= 0; i--)
+        node = col_node_child(node, ips[i]);
+    return node;
+}
+
+/* Is g the stack of frames ips[0..n) (innermost first) on top of base?
+ * Then out[j] is the node of frame j (the stack from frame j out). */
+static int guess_holds(uint32_t g, uint32_t base, const uintptr_t *ips, int n, uint32_t *out)
+{
+    for (int j = 0; j < n; j++) {
+        if (g == 0 || g >= COL_NODE_NONE - 1 || col_nodes[g].ip != ips[j])
+            return 0;
+        out[j] = g;
+        if (j + 1 < n)
+            g = col_nodes[g].parent;
+    }
+    const col_node_t *outer = &col_nodes[g];
+    if (base == COL_NODE_TRUNC)
+        return outer->parent == 0 && (outer->flags & COL_NODE_F_TRUNC);
+    if (base == 0)
+        return outer->parent == 0 && !(outer->flags & COL_NODE_F_TRUNC);
+    return outer->parent == base;
+}
+
+void col_node_stack(uint32_t base, const uintptr_t *ips, int n, uint32_t guess, uint32_t *out)
+{
+    if (n <= 0 || (guess && guess_holds(guess, base, ips, n, out)))
+        return;
+    uint32_t node = base;
+    for (int j = n - 1; j >= 0; j--)
+        out[j] = node = col_node_child(node, ips[j]);
+}
+
+int col_node_ips(uint32_t node, uintptr_t *ips, int max, unsigned *flags)
+{
+    int n = 0;
+    if (node == COL_NODE_NONE)
+        return 0;
+    if (node && (col_nodes[node].flags & COL_NODE_F_TRUNC))
+        *flags |= PF_STACK_TRUNCATED;
+    for (; node && n < max; node = col_nodes[node].parent)
+        ips[n++] = col_nodes[node].ip;
+    return n;
+}
+
+void col_node_atfork_prepare(void)
+{
+    col_idtab_lock(&col_node_tab);
+}
+
+void col_node_atfork_parent(void)
+{
+    col_idtab_unlock(&col_node_tab);
+}
+
+void col_node_atfork_child(void)
+{
+    col_idtab_reset_lock(&col_node_tab);
+}

@@ -1,0 +1,169 @@
+/* col_record.h - what one allocation or one free changes, inline in the
+ * hooks (col_hooks.c, col_hooks_cxx.c): the call stack becomes a node of
+ * the call tree, the stack and the size key an allocation site whose
+ * counters the calling thread bumps, the block is marked live in the
+ * shadow map with its site, and the thread's share of the global heap
+ * counter is published when it gets large enough (see "Peak" in
+ * docs/FORMAT.md).
+ *
+ * This is the hot path: no locks, no syscalls, no malloc.  Everything
+ * that is not the common case is a call into col_record.c: a stack that
+ * is not the previous walk's, a new site, a thread's first event, a new
+ * peak, sizes above PF_EXACT_SIZE_MAX.
+ *
+ * The shadow value of a live block is (site << 8) | tag: tag 0 when the
+ * block's requested size is its site's size key (every size up to
+ * PF_EXACT_SIZE_MAX), so that neither the allocation nor the free reads
+ * the allocator's chunk header; for larger sizes the difference to the
+ * block's usable size plus one, or COL_TAG_SIDE when the exact size is in
+ * the shadow's side table. */
+#ifndef COL_RECORD_H
+#define COL_RECORD_H
+
+#include "collect/col_internal.h"
+#include "collect/col_memo.h"
+
+#define COL_TAG_BITS 8
+#define COL_TAG_EXACT 0u    /* the size is the site's size key */
+#define COL_TAG_SIDE 0xffu  /* the size is in the side table */
+
+/* ---- col_record.c ---- */
+uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key);
+uint32_t col_record_site(col_thread_t *t, uint32_t node, uint64_t key);
+void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
+void col_record_free_cold(void *ptr);
+void col_record_save_peak(col_count_t *e, uint32_t gen);
+void col_record_untracked(col_thread_t *t);
+uint32_t col_record_big_tag(const void *ptr, size_t size); /* COL_TAG_*, or 0 on failure */
+uint64_t col_record_big_size(const void *ptr, uint32_t v);
+
+#define COL_TICK_EVENTS 4096
+
+/* Before changing counters: if a new peak was published since they last
+ * changed, their current live partials are their share of that peak. */
+UT_INLINE void col_peak_check(col_count_t *e)
+{
+    uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
+    if (UT_UNLIKELY(e->peak_gen != gen))
+        col_record_save_peak(e, gen);
+}
+
+UT_INLINE void col_tick(col_thread_t *t)
+{
+    if (UT_UNLIKELY(--t->tick == 0)) {
+        t->tick = COL_TICK_EVENTS;
+        col_writer_tick();
+    }
+}
+
+/* The site of (node, key): the thread's last one, else the table. */
+UT_INLINE uint32_t col_site_cached(col_thread_t *t, uint32_t node, uint64_t key)
+{
+    if (UT_LIKELY(node == t->site_node && key == t->site_key))
+        return t->site_id;
+    return col_record_site(t, node, key);
+}
+
+/* Counters, shadow and heap for a block of `size` bytes at ptr from
+ * `site`. */
+UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t site)
+{
+    col_count_t *e = col_thread_count(t, site);
+    uint32_t i, *leaf = col_shadow_leaf(ptr, 1, &i);
+    if (UT_UNLIKELY(e == NULL || leaf == NULL)) {
+        col_record_untracked(t);
+        return;
+    }
+    uint32_t tag = COL_TAG_EXACT;
+    if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX) && (tag = col_record_big_tag(ptr, size)) == 0) {
+        col_record_untracked(t);
+        return;
+    }
+    col_peak_check(e);
+    UT_BUMP(e->allocs, 1);
+    if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX))
+        UT_BUMP(e->bytes, size); /* exact sizes: allocs x key, at the flush */
+    UT_BUMP(t->n_allocs, 1);
+    if (UT_UNLIKELY(col_shadow_exchange(leaf, i, (site << COL_TAG_BITS) | tag) != 0))
+        UT_BUMP(t->n_shadow_overwrites, 1);
+    t->last_alloc = ptr;
+    t->pending += (int64_t)size;
+    if (t->pending >= __atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
+        col_record_publish_thread(t);
+    col_tick(t);
+}
+
+/* Requested size of a live block from its shadow value. */
+UT_INLINE uint64_t col_block_size(const void *ptr, uint32_t v)
+{
+    if (UT_LIKELY((v & ((1u << COL_TAG_BITS) - 1)) == COL_TAG_EXACT))
+        return col_sites[v >> COL_TAG_BITS].key;
+    return col_record_big_size(ptr, v);
+}
+
+/* A live block of `size` bytes from `site` is freed by thread t. */
+UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t site, uint64_t size)
+{
+    col_count_t *e = col_thread_count(t, site);
+    if (UT_LIKELY(e != NULL)) {
+        col_peak_check(e);
+        UT_BUMP(e->frees, 1);
+        if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX))
+            UT_BUMP(e->bytes_freed, size);
+        if (ptr == t->last_alloc) {
+            UT_BUMP(e->temporary, 1);
+            t->last_alloc = NULL;
+        }
+    } else {
+        UT_BUMP(t->n_lost, 1);
+    }
+    UT_BUMP(t->n_frees, 1);
+    t->pending -= (int64_t)size;
+    if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
+        col_record_publish_thread(t);
+    col_tick(t);
+}
+
+/* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
+ * is `frame` (built with a frame pointer; unwinding starts at its caller).
+ * The common case first: the unwinder's memo says the stack is exactly the
+ * walk of this thread's previous allocation, so its node is memo_node.
+ * The hook's frame and the return address there, compared inline, turn
+ * most other stacks away before the memo is consulted. */
+UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame)
+{
+    col_thread_t *t = col_tls_self;
+    if (UT_UNLIKELY(t == NULL)) {
+        col_record_alloc_cold(ptr, size, frame);
+        return;
+    }
+    col_tls_guard = 1;
+    uint64_t key = col_size_key(size);
+    uint32_t site;
+    if (frame == t->memo_frame && ((const uintptr_t *)frame)[1] == t->memo_ra &&
+        col_unwind_same(t, frame))
+        site = col_site_cached(t, t->memo_node, key);
+    else
+        site = col_record_walk(t, frame, key);
+    col_account_alloc(t, ptr, size, site);
+    col_tls_guard = 0;
+}
+
+/* ptr (not NULL, not a bootstrap block) is about to be freed. */
+UT_INLINE void col_record_free_inline(void *ptr)
+{
+    col_thread_t *t = col_tls_self;
+    if (UT_UNLIKELY(t == NULL)) {
+        col_record_free_cold(ptr);
+        return;
+    }
+    col_tls_guard = 1; /* a signal handler's malloc must not touch t now */
+    uint32_t v = col_shadow_take(ptr);
+    if (UT_LIKELY(v != 0))
+        col_account_free(t, ptr, v >> COL_TAG_BITS, col_block_size(ptr, v));
+    else
+        UT_BUMP(t->n_unknown_frees, 1);
+    col_tls_guard = 0;
+}
+
+#endif

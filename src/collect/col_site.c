@@ -1,0 +1,61 @@
+/* col_site.c - allocation sites: a (stack node, size key) pair gets a
+ * process-wide id, 1, 2, 3 ..., that fits the shadow value's 24 bits.
+ *
+ * The shadow map stores a live block's site, so a free finds the block's
+ * stack and size class without any lookup, and every thread counts events
+ * in an array indexed by site id (col_thread.c).  Site 1 is the
+ * pseudo-site of blocks whose stack could not be recorded (a table was
+ * full): node 0, size key 0.  Lookups (col_site_get, inline in
+ * col_internal.h) take no lock; a new site takes the table's spinlock. */
+#include "collect/col_internal.h"
+
+#define INDEX_INITIAL (1u << 8) /* slots; grows at half full */
+
+col_site_t *col_sites;
+col_idtab_t col_site_tab;
+static uint32_t count; /* last id handed out, published with release */
+
+int col_site_init(void)
+{
+    col_sites = col_vm_map((size_t)COL_SITE_MAX * sizeof *col_sites);
+    if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL) != 0)
+        return -1;
+    count = COL_SITE_LOST; /* (node 0, key 0), never in the index */
+    return 0;
+}
+
+uint32_t col_site_count(void)
+{
+    return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+}
+
+/* The site (node, key), made now; 0 if the table is full. */
+UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key)
+{
+    col_idtab_lock(&col_site_tab);
+    uint32_t id = col_idtab_find_locked(&col_site_tab, key, node);
+    if (id == 0 && count + 1 < COL_SITE_MAX && col_idtab_reserve_locked(&col_site_tab) == 0) {
+        id = count + 1;
+        col_sites[id].key = key;
+        col_sites[id].node = node;
+        __atomic_store_n(&count, id, __ATOMIC_RELEASE);
+        col_idtab_put_locked(&col_site_tab, key, node, id);
+    }
+    col_idtab_unlock(&col_site_tab);
+    return id;
+}
+
+void col_site_atfork_prepare(void)
+{
+    col_idtab_lock(&col_site_tab);
+}
+
+void col_site_atfork_parent(void)
+{
+    col_idtab_unlock(&col_site_tab);
+}
+
+void col_site_atfork_child(void)
+{
+    col_idtab_reset_lock(&col_site_tab);
+}

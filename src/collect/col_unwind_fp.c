@@ -1,0 +1,209 @@
+/* col_unwind_fp.c - the frame-pointer unwinder and its memo.
+ *
+ * The walk follows the rbp chain from the hook's frame: at each frame it
+ * reads two words, the caller's frame pointer (`next`) and the return
+ * address (`ra`).  It stops at a return address outside every executable
+ * segment (rbp was not a frame pointer there: code built without them),
+ * at a `next` that does not lead further up the stack, or at the depth cap.
+ *
+ * The memo is this thread's previous walk, every frame it visited with the
+ * two words it read there and the call-tree node (col_node.c) of the stack
+ * from that frame outwards.  It is stored outermost frame first, so that a
+ * new walk that reaches one of the memo's frames with the same frame
+ * pointer, where every word the previous walk read from there on is
+ * unchanged (the walk would repeat itself, and end the same way), keeps
+ * that part of the memo in place and only adds its own inner frames: their
+ * nodes are looked up under the kept frame's node, one per new frame.  A
+ * stack that is exactly the previous one is col_unwind_fp_same's, checked
+ * first by col_record_alloc.
+ *
+ * The stopping frame is checked by its reason, not its words: below
+ * frameless code rbp holds whatever the program keeps there. */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+
+#include "collect/col_internal.h"
+#include "collect/col_memo.h"
+
+_Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
+static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
+
+void col_unwind_fp_thread_exit(void)
+{
+    tls_exited = 1;
+    if (col_fp_memo) {
+        munmap(col_fp_memo, sizeof *col_fp_memo);
+        col_fp_memo = NULL;
+    }
+}
+
+UT_COLD static col_fp_memo_t *memo_new(void)
+{
+    if (tls_exited)
+        return NULL;
+    return col_fp_memo = col_vm_map(sizeof(col_fp_memo_t));
+}
+
+UT_INLINE int is_self(uintptr_t ip)
+{
+    return ip >= col_proc.self_lo && ip < col_proc.self_hi;
+}
+
+/* Is ra code?  The module of the previous hit is tried first. */
+UT_INLINE int is_code(uintptr_t ra, uintptr_t *lo, uintptr_t *hi)
+{
+    if (ra >= *lo && ra < *hi)
+        return 1;
+    return col_modules_code_range(ra, lo, hi);
+}
+
+/* Would a walk that reaches w[i] repeat the memo's walk from there on?
+ * Every word it read at w[0..i] is unchanged (w[i]'s own words first: a
+ * visit at the same frame pointer with other words is the common miss),
+ * and the outermost visit still ends the walk for the same reason. */
+UT_INLINE int memo_holds_from(const col_fp_memo_t *m, int i, uintptr_t hi)
+{
+    if (!col_chk_hold(&m->chk[i], &m->chk[i + 1]) || !col_chk_hold(&m->chk[0], &m->chk[i]))
+        return 0;
+    return m->end != COL_FP_END_NEXT || !col_fp_next_ok(m->w[0].fp, *(const uintptr_t *)m->w[0].fp, hi);
+}
+
+/* Frames counted in w[0..i]. */
+UT_INLINE int frames_upto(const col_fp_memo_t *m, int i)
+{
+    return i + 1 - m->stop;
+}
+
+uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
+{
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t hi = col_fp_stack_top(t, lo);
+    uintptr_t fp = (uintptr_t)frame;
+    if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
+        return 0;
+    /* heapscope's own frames */
+    while (is_self(((const uintptr_t *)fp)[1])) {
+        uintptr_t next = ((const uintptr_t *)fp)[0];
+        if (!col_fp_next_ok(fp, next, hi))
+            return 0;
+        fp = next;
+    }
+    col_fp_memo_t *m = col_fp_memo;
+    if (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL) {
+        uintptr_t ips[COL_MAX_DEPTH];
+        unsigned flags = 0;
+        int n = col_unwind_fp_plain(t, (const void *)fp, ips, col_config.max_depth, &flags);
+        return col_node_path(ips, n, (flags & PF_STACK_TRUNCATED) != 0);
+    }
+    uint32_t epoch = col_modules_epoch();
+    if (m->epoch != epoch) { /* other code ranges: nothing of the memo holds */
+        m->m = 0;
+        m->code_lo = m->code_hi = 0;
+    }
+    int max = col_config.max_depth;
+    /* i scans the memo from the inside out as the walk goes up the stack */
+    int i = m->m - 1;
+    int keep = -1; /* the memo's visits w[0..keep] are this stack's outer part */
+    int k = 0, frames = 0, end = COL_FP_END_NEXT, stop = 0;
+    col_fp_visit_t *tmp = m->tmp;
+    col_chk_t *tmp_chk = m->tmp_chk;
+    for (;;) {
+        while (i >= 0 && m->w[i].fp < fp)
+            i--;
+        if (i >= 0 && m->w[i].fp == fp) {
+            /* the rest may be the previous walk's, if the depths agree:
+             * a cut walk only with the same frames cut, else within max */
+            int total = frames + frames_upto(m, i);
+            if ((m->end == COL_FP_END_TRUNC ? total == max : total <= max) &&
+                memo_holds_from(m, i, hi)) {
+                keep = i;
+                break;
+            }
+        }
+        const uintptr_t *f = (const uintptr_t *)fp;
+        uintptr_t next = f[0], ra = f[1];
+        tmp[k].fp = fp;
+        if (ra == 0 || !is_code(ra, &m->code_lo, &m->code_hi)) {
+            tmp_chk[k++] = col_chk_word(fp + 8, ra);
+            end = COL_FP_END_RA; /* rbp was not a frame pointer here */
+            stop = 1;
+            break;
+        }
+        if (frames == max) {
+            tmp_chk[k++] = col_chk_word(fp + 8, ra);
+            end = COL_FP_END_TRUNC;
+            stop = 1;
+            break;
+        }
+        m->tmp_ip[frames++] = ra;
+        if (!col_fp_next_ok(fp, next, hi)) {
+            tmp_chk[k++] = col_chk_word(fp + 8, ra);
+            end = COL_FP_END_NEXT;
+            break;
+        }
+        tmp_chk[k++] = col_chk_pair(fp, next, ra);
+        fp = next;
+    }
+    /* the node the new frames hang under, and where they go in the memo */
+    uint32_t node;
+    int at;
+    if (keep >= 0) {
+        node = m->w[keep].node;
+        at = keep + 1;
+    } else {
+        node = end == COL_FP_END_TRUNC ? COL_NODE_TRUNC : 0;
+        at = 0;
+        m->stop = stop;
+        m->end = end;
+        m->epoch = epoch;
+        if (stop) { /* the stopping visit is the outermost, not a frame */
+            k--;
+            m->w[0] = (col_fp_visit_t){.fp = tmp[k].fp, .node = node};
+            m->chk[0] = tmp_chk[k];
+            at = 1;
+        }
+    }
+    /* visits tmp[0..k) are frames now, their return addresses tmp_ip */
+    col_node_stack(node, m->tmp_ip, k, guess, m->tmp_node);
+    for (int j = k - 1; j >= 0; j--, at++) {
+        m->w[at] = (col_fp_visit_t){.fp = tmp[j].fp, .node = m->tmp_node[j]};
+        m->chk[at] = tmp_chk[j];
+    }
+    m->m = at;
+    if (k)
+        return m->tmp_node[0];
+    return at > m->stop ? node : 0;
+}
+
+/* The walk without the memo (the reference of HEAPSCOPE_UNWIND_VERIFY,
+ * and the walk of a thread whose memo cannot be mapped). */
+int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
+                        unsigned *flags)
+{
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t hi = col_fp_stack_top(t, lo);
+    uintptr_t fp = (uintptr_t)frame, code_lo = 0, code_hi = 0;
+    if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
+        return 0;
+    while (is_self(((const uintptr_t *)fp)[1])) {
+        uintptr_t next = ((const uintptr_t *)fp)[0];
+        if (!col_fp_next_ok(fp, next, hi))
+            return 0;
+        fp = next;
+    }
+    int n = 0;
+    for (;;) {
+        const uintptr_t *f = (const uintptr_t *)fp;
+        if (f[1] == 0 || !is_code(f[1], &code_lo, &code_hi))
+            return n;
+        if (n == max) {
+            *flags |= PF_STACK_TRUNCATED;
+            return n;
+        }
+        ips[n++] = f[1];
+        if (!col_fp_next_ok(fp, f[0], hi))
+            return n;
+        fp = f[0];
+    }
+}
