@@ -298,11 +298,11 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
             uintptr_t ra_at = (last ? sp : tmp[j + 1].sp) - 8;
             uintptr_t next_ip = last ? ip : tmp[j + 1].ip, next_bp = last ? bp : tmp[j + 1].bp;
             if (f->bp_at == ra_at - 8) {
-                m->chk[nchk++] = col_chk_pair(f->bp_at, next_bp, next_ip);
+                col_chk_pair(&m->chk[nchk++], f->bp_at, next_bp, next_ip);
             } else {
-                m->chk[nchk++] = col_chk_word(ra_at, next_ip);
+                col_chk_word(&m->chk[nchk++], ra_at, next_ip);
                 if (f->bp_at)
-                    m->chk[nchk++] = col_chk_word(f->bp_at, next_bp);
+                    col_chk_word(&m->chk[nchk++], f->bp_at, next_bp);
             }
         }
         m->w[at] = (col_cfi_frame_t){.ip = f->ip, .sp = f->sp, .bp = f->bp, .node = node,

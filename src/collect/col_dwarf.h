@@ -16,15 +16,14 @@ int col_dwarf_init(void);
 void col_dwarf_modules_changed(void);
 void col_dwarf_thread_exit(void); /* free this thread's cache */
 
-/* The walk itself, col_dwarf_stack, and its very-same-stack check,
- * col_dwarf_same, are declared in col_internal.h (the dispatch in
- * col_unwind is inline).  col_dwarf_stack returns the call-tree node of
- * the stack above `start` (a frame of heapscope's own, with a frame
- * pointer) after skipping leading frames in [skip_lo, skip_hi), reading
- * only [stack_lo, stack_hi); or COL_UNWIND_FAIL if a frame needs libunwind.
- * It keeps a memo of the thread's previous walk, outermost frame first
- * with each frame's node, so a stack whose outer part is the previous
- * one's is walked and looked up only for its new inner frames. */
+/* The walk itself, col_dwarf_stack, is declared in col_internal.h (the
+ * dispatch in col_unwind is inline).  It returns the call-tree node of the
+ * stack above `start` (a frame of heapscope's own, with a frame pointer)
+ * after skipping leading frames in [skip_lo, skip_hi), reading only
+ * [stack_lo, stack_hi); or COL_UNWIND_FAIL if a frame needs libunwind.  It
+ * keeps a memo of the thread's previous walk (col_memo.h), outermost frame
+ * first with each frame's node, so a stack whose outer part is the
+ * previous one's is walked and looked up only for its new inner frames. */
 
 /* ---- internal: the rule of one return address (col_dwarf_parse.c) -------- */
 

@@ -135,19 +135,20 @@ static void merge_thread(merged_t *m, uint32_t nsites, uint32_t gen, col_thread_
             uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_RELAXED);
             if (!allocs && !frees)
                 continue;
-            uint64_t bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
-            uint64_t bytes_freed = __atomic_load_n(&e->bytes_freed, __ATOMIC_RELAXED);
+            col_count_cold_t *c = col_count_cold(e);
+            uint64_t bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+            uint64_t bytes_freed = __atomic_load_n(&c->bytes_freed, __ATOMIC_RELAXED);
             uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
             int64_t pb, pk;
             if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                pk = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
-                pb = __atomic_load_n(&e->peak_bytes, __ATOMIC_RELAXED);
+                pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
+                pb = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
             } else {
                 pk = (int64_t)(allocs - frees);
                 pb = (int64_t)(bytes - bytes_freed);
                 if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                    pk = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
-                    pb = __atomic_load_n(&e->peak_bytes, __ATOMIC_RELAXED);
+                    pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
+                    pb = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
                 }
             }
             uint64_t key = col_sites[site].key;

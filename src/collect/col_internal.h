@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "collect/col_chk.h"
 #include "collect/col_idtab.h"
 #include "common/ut_compiler.h"
 #include "heapscope/profile.h"
@@ -118,51 +119,72 @@ uint64_t col_now_ns(void);      /* CLOCK_MONOTONIC */
 /* Counters of one allocation site (col_site.c: a stack and a size key), as
  * seen by one thread.  Frees of blocks allocated on other threads land in
  * the freeing thread's counters, so every field is a per-thread partial
- * sum; the writer adds them up.  One cache line. */
+ * sum; the writer adds them up.  What every event touches is 32 bytes;
+ * the rest, touched for sizes above PF_EXACT_SIZE_MAX and at a new peak,
+ * lies in the same leaf, COL_COUNT_LEAF entries further (col_count_cold). */
 typedef struct col_count {
-    uint64_t allocs, bytes, frees, bytes_freed, temporary;
-    int64_t peak_blocks, peak_bytes; /* live partials at the last peak */
+    uint64_t allocs, frees, temporary;
     uint32_t peak_gen;               /* col_heap.peak_gen when peak_* were saved */
     uint32_t unused;
 } col_count_t;
 
-/* What a thread allocated from after a stack, the last time: the next
- * stack's node and site.  A program that repeats a sequence of stacks
- * (each one new to the memo of the unwinder, as in recursion) finds them
- * in this order instead of probing the global indexes. */
-typedef struct col_pred {
-    uint32_t node, site;
-} col_pred_t;
+typedef struct col_count_cold {
+    uint64_t bytes, bytes_freed;     /* sizes above PF_EXACT_SIZE_MAX only */
+    int64_t peak_blocks, peak_bytes; /* live partials at the last peak */
+} col_count_cold_t;
 
-#define COL_PRED_LEAF_BITS 12         /* a leaf holds the predictions of 4096 nodes */
+
 #define COL_NODE_MAX (1u << 26)       /* call-tree nodes (col_node.c) */
-#define COL_PRED_LEAVES (COL_NODE_MAX >> COL_PRED_LEAF_BITS)
 
 #define COL_SITE_MAX (1u << 24)       /* site ids fit the shadow value's 24 bits */
 #define COL_COUNT_LEAF_BITS 10        /* a leaf holds the counters of 1024 sites */
 #define COL_COUNT_LEAF (1u << COL_COUNT_LEAF_BITS)
 #define COL_COUNT_LEAVES (COL_SITE_MAX >> COL_COUNT_LEAF_BITS)
 
+/* A leaf: COL_COUNT_LEAF hot parts, then as many cold parts. */
+UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
+{
+    return (col_count_cold_t *)(e + COL_COUNT_LEAF);
+}
+
+/* A stack this thread allocated from lately, found again by the hook's
+ * frame and return address: its node, the size key and site of its last
+ * allocation, and the checks of every stack word its walk read (col_chk.h).
+ * The same frame and return address with every check holding is the same
+ * stack, with no walk.  Filled after each walk whose checks fit. */
+#define COL_SC_ENTRIES 16
+#define COL_SC_CHKS 24
+typedef struct col_sc_entry {
+    const void *frame;  /* NULL: empty */
+    uintptr_t ra;
+    uint32_t node;
+    uint32_t epoch;     /* col_modules_epoch() of the walk */
+    uint32_t nchk;
+    uint32_t site;      /* of (node, key) */
+    uint64_t key;
+    col_chk_t chk[COL_SC_CHKS];
+} col_sc_entry_t;
+
+UT_INLINE uint32_t col_sc_index(const void *frame, uintptr_t ra)
+{
+    uint64_t h = ((uintptr_t)frame ^ (ra * 0x9e3779b97f4a7c15ull)) >> 4;
+    return (uint32_t)(h ^ (h >> 17)) & (COL_SC_ENTRIES - 1);
+}
+
 typedef struct col_thread {
     /* --- owner-only hot fields --- */
     int64_t pending;        /* live-byte change not yet published */
     const void *last_alloc; /* for temporary allocations */
     uintptr_t stack_lo, stack_hi;
-    uint32_t tick;          /* events until the next cold check */
-    uint32_t memo_node;     /* stack of this thread's previous walk */
-    const void *memo_frame; /* the hook frame of that walk, and the return */
-    uintptr_t memo_ra;      /* address there: a cheap first test of the memo */
-    uint64_t site_key;      /* the last site looked up: (site_node, site_key) */
-    uint32_t site_node;     /* is site_id */
-    uint32_t site_id;
+    uint32_t memo_node;     /* stack of this thread's previous allocation */
     /* --- read by the writer --- */
     uint32_t cnt_leaves;    /* leaves [0, cnt_leaves) may be mapped; release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
     uint64_t n_untracked;   /* blocks the shadow could not mark live */
     /* Counters by site id, in leaves mapped on first use (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
-    /* Owner only: predictions by the node of the previous stack. */
-    col_pred_t *pred[COL_PRED_LEAVES];
+    /* Owner only: the stacks it allocated from lately. */
+    col_sc_entry_t sc[COL_SC_ENTRIES];
     /* --- registry --- */
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
@@ -195,23 +217,6 @@ UT_INLINE col_count_t *col_thread_count(col_thread_t *t, uint32_t site)
     col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
     UT_WRITE_FIRST(e->unused); /* the counters are read, then written */
     return e;
-}
-
-col_pred_t *col_thread_pred_slow(col_thread_t *t, uint32_t node);
-
-/* t's prediction after stack `node`, its leaf mapped if needed; NULL
- * without memory or for no node. */
-UT_INLINE col_pred_t *col_thread_pred(col_thread_t *t, uint32_t node)
-{
-    uint32_t l = node >> COL_PRED_LEAF_BITS;
-    if (UT_UNLIKELY(l >= COL_PRED_LEAVES))
-        return NULL;
-    col_pred_t *leaf = t->pred[l];
-    if (UT_UNLIKELY(leaf == NULL))
-        return col_thread_pred_slow(t, node);
-    col_pred_t *p = &leaf[node & ((1u << COL_PRED_LEAF_BITS) - 1)];
-    UT_WRITE_FIRST(p->site);
-    return p;
 }
 
 /* Exact size up to PF_EXACT_SIZE_MAX, else the lowest size of its bucket
@@ -295,6 +300,12 @@ UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
  * repeating sequence of stacks reads the tree in the order it was made
  * rather than probing the index at random. */
 void col_node_stack(uint32_t base, const uintptr_t *ips, int n, uint32_t guess, uint32_t *out);
+/* What was allocated from after the stack of node n, the last time (by
+ * any thread): (next stack's node) | (its site << 32), 0 if nothing yet.
+ * A program that repeats a sequence of stacks new to the unwinder's memo
+ * (recursion) finds them in this order instead of probing the indexes. */
+extern uint64_t *col_node_next; /* by node id; its pages written as ids are made */
+
 /* The node of the stack ips[0..n) (innermost first); 0 for no frames. */
 uint32_t col_node_path(const uintptr_t *ips, int n, int truncated);
 /* The return addresses of node's stack, innermost first (at most max);
@@ -334,7 +345,7 @@ int col_shadow_init(void);
 
 /* The map: dir[address >> (shift + COL_SHADOW_LEAF_BITS)] is a leaf of
  * 2^COL_SHADOW_LEAF_BITS values (NULL until first used), followed by a
- * bitmap of its pages that were ever written.  A page never written holds
+ * byte per page of the leaf, set once the page was written.  A page never written holds
  * zeros, so a store into it needs no read of the old value: reading it
  * first would map the kernel's zero page, and the write after it would
  * replace that page and flush the other CPUs' TLBs (an interrupt to each
@@ -368,25 +379,25 @@ UT_INLINE uint32_t *col_shadow_leaf(const void *ptr, int create, uint32_t *index
     return leaf;
 }
 
-/* The word of the written-pages bitmap for value i of leaf, and its bit. */
-UT_INLINE uint64_t *col_shadow_written(uint32_t *leaf, uint32_t i, uint64_t *bit)
+/* The byte that says whether the page holding value i of leaf was ever
+ * written. */
+UT_INLINE uint8_t *col_shadow_written(uint32_t *leaf, uint32_t i)
 {
-    *bit = 1ull << ((i >> COL_SHADOW_PAGE_BITS) & 63);
-    return (uint64_t *)(leaf + (1u << COL_SHADOW_LEAF_BITS)) + (i >> (COL_SHADOW_PAGE_BITS + 6));
+    return (uint8_t *)(leaf + (1u << COL_SHADOW_LEAF_BITS)) + (i >> COL_SHADOW_PAGE_BITS);
 }
 
 /* Store value v at index i of leaf; returns the value that was there
  * (non-zero means a free was missed). */
 UT_INLINE uint32_t col_shadow_exchange(uint32_t *leaf, uint32_t i, uint32_t v)
 {
-    uint64_t bit, *w = col_shadow_written(leaf, i, &bit);
-    if (UT_LIKELY(__atomic_load_n(w, __ATOMIC_RELAXED) & bit)) {
+    uint8_t *w = col_shadow_written(leaf, i);
+    if (UT_LIKELY(__atomic_load_n(w, __ATOMIC_RELAXED))) {
         uint32_t old = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
         __atomic_store_n(&leaf[i], v, __ATOMIC_RELAXED);
         return old;
     }
     __atomic_store_n(&leaf[i], v, __ATOMIC_RELAXED); /* the page's first write */
-    __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+    __atomic_store_n(w, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -400,15 +411,14 @@ UT_INLINE uint32_t col_shadow_set(const void *ptr, uint32_t value)
     return col_shadow_exchange(leaf, i, value);
 }
 
-/* Read and clear; 0 if ptr is not a live block heapscope recorded. */
+/* Read and clear; 0 if ptr is not a live block heapscope recorded.  (The
+ * page of a live block's value was written when the block was allocated:
+ * only the free of a block heapscope never saw reads a page first.) */
 UT_INLINE uint32_t col_shadow_take(const void *ptr)
 {
     uint32_t i, *leaf = col_shadow_leaf(ptr, 0, &i);
     if (UT_UNLIKELY(leaf == NULL))
         return 0;
-    uint64_t bit, *w = col_shadow_written(leaf, i, &bit);
-    if (UT_UNLIKELY(!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit)))
-        return 0; /* a page never written holds no live block */
     uint32_t v = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
     if (v)
         __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);
@@ -431,21 +441,26 @@ void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
 
 /* The stack above `frame` (a frame of heapscope's own, built with frame
  * pointers, normally the hook's), without heapscope's frames, as a node of
- * the call tree: 0 for no frames, COL_NODE_NONE if the tree is full.  Each
- * caching unwinder keeps a memo of the thread's previous walk, and
- * col_unwind_fp_same / col_dwarf_same say whether the stack above frame is
- * exactly that walk, whose node the caller kept (col_record.h; they are
- * inline, in col_memo.h).  A mode with a memo: col_unwind_memo(). */
+ * the call tree: 0 for no frames, COL_NODE_NONE if the tree is full.  The
+ * caching unwinders keep a memo of the thread's previous walk (col_memo.h)
+ * and reuse the part of it a new stack shares; col_unwind_cache copies a
+ * walk's checks into the recorder's cache of recent stacks. */
 uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess);
 void col_unwind_fp_thread_exit(void);
 #define COL_UNWIND_FAIL 0xfffffffeu     /* col_dwarf_stack: use libunwind */
-UT_INLINE int col_unwind_memo(void)
-{
-    return !col_config.verify_unwind && col_config.unwinder != PF_UNWIND_LIBUNWIND;
-}
 uint32_t col_dwarf_stack(const void *frame, int max, uintptr_t skip_lo, uintptr_t skip_hi,
                          uintptr_t stack_lo, uintptr_t stack_hi, uint32_t guess);
+/* The unwinder keeps the checks of its walks (col_unwind_cache). */
+UT_INLINE int col_unwind_memo(void)
+{
+    return col_config.unwinder != PF_UNWIND_LIBUNWIND;
+}
 uint32_t col_unwind_libunwind(int max);   /* libunwind for this call */
+/* Fill e with the stack the last walk of this thread found, node, from
+ * the unwinder's memo; e->frame is NULL when it cannot be cached. */
+void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node);
+/* HEAPSCOPE_UNWIND_VERIFY: the cache said `cached`, the walk `node`. */
+void col_unwind_verify_cache(uint32_t cached, uint32_t node);
 uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* libunwind mode, verification */
 /* The plain frame-pointer walk (no memo), innermost first: the reference
  * of HEAPSCOPE_UNWIND_VERIFY for fp. */
@@ -492,6 +507,16 @@ UT_INLINE uint32_t col_modules_epoch(void)
     return __atomic_load_n(&col_modules_epoch_value, __ATOMIC_ACQUIRE);
 }
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
+
+/* The epoch a cache entry of recent stacks (col_sc_entry_t) is stamped
+ * with: the modules' epoch, or under HEAPSCOPE_UNWIND_VERIFY one the fast
+ * path never sees, so that every allocation walks and what the cache would
+ * have said is checked (col_record_walk). */
+#define COL_SC_VERIFY_EPOCH 0x80000000u
+UT_INLINE uint32_t col_sc_epoch(void)
+{
+    return col_modules_epoch() | (col_config.verify_unwind ? COL_SC_VERIFY_EPOCH : 0);
+}
 int col_modules_code_range(uintptr_t ip, uintptr_t *lo, uintptr_t *hi); /* lock-free */
 
 /* ---- writer thread and profile (col_writer.c, col_flush.c) ------------ */

@@ -27,13 +27,16 @@
 
 col_node_t *col_nodes;
 col_idtab_t col_node_tab;
+uint64_t *col_node_next;
 static uint32_t count; /* last id handed out, published with release */
 
 int col_node_init(void)
 {
     col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
-    if (!col_nodes || col_idtab_init(&col_node_tab, INDEX_INITIAL) != 0)
+    col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
+    if (!col_nodes || !col_node_next || col_idtab_init(&col_node_tab, INDEX_INITIAL) != 0)
         return -1;
+    col_node_next[0] = 0; /* its first page: written before anyone reads it */
     return 0;
 }
 
@@ -64,6 +67,11 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip)
                 n->flags = parent ? col_nodes[parent].flags : 0;
             }
             n->epoch = col_modules_epoch();
+            /* every thread reads col_node_next: write each page before
+             * the first id on it is out (a read first would map the zero
+             * page, and the write after it interrupt every CPU) */
+            if ((id & (4096 / sizeof *col_node_next - 1)) == 0)
+                __atomic_store_n(&col_node_next[id], 0, __ATOMIC_RELAXED);
             __atomic_store_n(&count, id, __ATOMIC_RELEASE);
             col_idtab_put_locked(&col_node_tab, ip, parent, id);
         }

@@ -67,44 +67,82 @@ void col_record_publish_thread(col_thread_t *t)
 UT_COLD void col_record_untracked(col_thread_t *t)
 {
     UT_BUMP(t->n_untracked, 1);
-    col_tick(t);
 }
 
-/* The site of (node, key), and the thread's one-entry cache of it; lost
- * stacks and a full site table go to the pseudo-site COL_SITE_LOST. */
-UT_NOINLINE uint32_t col_record_site(col_thread_t *t, uint32_t node, uint64_t key)
+/* The site of (node, key); lost stacks and a full site table go to the
+ * pseudo-site COL_SITE_LOST. */
+UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
 {
     uint32_t site = 0;
     if (UT_LIKELY(node != COL_NODE_NONE))
         site = col_site_get(node, key);
     if (UT_UNLIKELY(site == 0)) {
         UT_BUMP(t->n_lost, 1);
-        return COL_SITE_LOST; /* not cached: each one is counted */
+        return COL_SITE_LOST;
     }
-    t->site_node = node;
-    t->site_key = key;
-    t->site_id = site;
     return site;
 }
 
-/* An allocation whose stack is not the previous walk's: unwind, and
- * remember the walk for the next allocation.  The stack and site that
- * followed the previous stack last time are the guess (col_pred_t). */
-UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key)
+/* The site of (e's stack, key), kept in e for its next allocation. */
+UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key)
+{
+    uint32_t site = site_get(t, e->node, key);
+    if (site != COL_SITE_LOST) {
+        e->key = key;
+        e->site = site;
+    }
+    return site;
+}
+
+/* An allocation whose stack is not one of the thread's recent stacks:
+ * unwind, and keep the stack in e (when it fits) for the next allocation
+ * from the same frame and return address.  The stack and site allocated
+ * from after the previous allocation's stack last time are the guess
+ * (col_node_next). */
+UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key,
+                                     col_sc_entry_t *e)
 {
     uint32_t prev = t->memo_node;
-    col_pred_t *p = col_thread_pred(t, prev);
-    uint32_t guess = p ? p->node : 0;
-    uint32_t node = col_unwind(t, frame, guess);
+    uint64_t *next = prev < COL_NODE_MAX ? &col_node_next[prev] : NULL;
+    /* acquire: the node and site records it names were made by the thread
+     * that stored it, maybe another one (which stored it with release) */
+    uint64_t guess = next ? __atomic_load_n(next, __ATOMIC_ACQUIRE) : 0;
+    /* under verification the fast path never takes an entry: would it? */
+    int cached = UT_UNLIKELY(col_config.verify_unwind) && e->frame == frame &&
+                 e->ra == ((const uintptr_t *)frame)[1] && e->epoch == col_sc_epoch() &&
+                 col_chk_hold(e->chk, e->chk + e->nchk);
+    uint32_t node = col_unwind(t, frame, (uint32_t)guess);
+    if (UT_UNLIKELY(cached))
+        col_unwind_verify_cache(e->node, node);
     t->memo_node = node;
-    t->memo_frame = col_unwind_memo() ? frame : NULL;
-    t->memo_ra = ((const uintptr_t *)frame)[1];
-    if (p && node == guess && p->site && col_sites[p->site].key == key)
-        return p->site;
-    uint32_t site = col_site_cached(t, node, key);
-    if (p && site != COL_SITE_LOST) {
-        p->node = node;
-        p->site = site;
+    /* kept the second time the same frame and return address have the
+     * same stack (a program whose every stack is new, as in recursion,
+     * does not pay for the copy); epoch 0 marks the first time */
+    uintptr_t ra = ((const uintptr_t *)frame)[1];
+    if (!col_unwind_memo()) {
+        e->frame = NULL;
+    } else if (cached && e->node == node) {
+        /* verification: the entry stays, as it would have */
+    } else if (e->frame == frame && e->ra == ra && e->node == node && e->epoch == 0) {
+        col_unwind_cache(e, frame, node);
+    } else {
+        e->frame = frame;
+        e->ra = ra;
+        e->node = node;
+        e->epoch = 0;
+        e->key = UINT64_MAX;
+    }
+    uint32_t site = (uint32_t)(guess >> 32);
+    if (!(node == (uint32_t)guess && site && col_sites[site].node == node &&
+          col_sites[site].key == key)) {
+        site = site_get(t, node, key);
+        uint64_t now = node | (uint64_t)site << 32;
+        if (next && site != COL_SITE_LOST && guess != now)
+            __atomic_store_n(next, now, __ATOMIC_RELEASE);
+    }
+    if (e->frame && e->epoch && site != COL_SITE_LOST) {
+        e->key = key;
+        e->site = site;
     }
     return site;
 }
@@ -172,14 +210,11 @@ UT_COLD void col_record_alloc_cold(void *ptr, size_t size, const void *frame)
     col_thread_t *t = col_thread_attach();
     if (t != NULL) {
         uint32_t node = col_unwind(t, frame, 0);
-        if (!t->shared) { /* the next hot-path call may compare with this walk */
+        if (!t->shared)
             t->memo_node = node;
-            t->memo_frame = col_unwind_memo() ? frame : NULL;
-            t->memo_ra = ((const uintptr_t *)frame)[1];
-        }
         if (t->shared)
             col_thread_lock_shared();
-        col_account_alloc(t, ptr, size, col_record_site(t, node, col_size_key(size)));
+        col_account_alloc(t, ptr, size, site_get(t, node, col_size_key(size)));
         if (t->shared)
             col_thread_unlock_shared();
     }
@@ -225,7 +260,16 @@ UT_COLD static void new_peak(int64_t h)
  * with an exact size are 0 here (its bytes are counted at the flush). */
 UT_COLD void col_record_save_peak(col_count_t *e, uint32_t gen)
 {
-    __atomic_store_n(&e->peak_blocks, (int64_t)(e->allocs - e->frees), __ATOMIC_RELAXED);
-    __atomic_store_n(&e->peak_bytes, (int64_t)(e->bytes - e->bytes_freed), __ATOMIC_RELAXED);
+    col_count_cold_t *c = col_count_cold(e);
+    UT_WRITE_FIRST(c->peak_blocks);
+    __atomic_store_n(&c->peak_blocks, (int64_t)(e->allocs - e->frees), __ATOMIC_RELAXED);
+    __atomic_store_n(&c->peak_bytes, (int64_t)(c->bytes - c->bytes_freed), __ATOMIC_RELAXED);
     __atomic_store_n(&e->peak_gen, gen, __ATOMIC_RELEASE);
+}
+
+/* The byte counters of sizes above PF_EXACT_SIZE_MAX, in the cold part. */
+UT_NOINLINE void col_record_big_bytes(uint64_t *counter, uint64_t size)
+{
+    UT_WRITE_FIRST(*counter);
+    UT_BUMP(*counter, size);
 }

@@ -21,21 +21,21 @@
 #define COL_RECORD_H
 
 #include "collect/col_internal.h"
-#include "collect/col_memo.h"
 
 #define COL_TAG_BITS 8
 #define COL_TAG_EXACT 0u    /* the size is the site's size key */
 #define COL_TAG_SIDE 0xffu  /* the size is in the side table */
 
 /* ---- col_record.c ---- */
-uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key);
-uint32_t col_record_site(col_thread_t *t, uint32_t node, uint64_t key);
+uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key, col_sc_entry_t *e);
+uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
 void col_record_free_cold(void *ptr);
 void col_record_save_peak(col_count_t *e, uint32_t gen);
 void col_record_untracked(col_thread_t *t);
 uint32_t col_record_big_tag(const void *ptr, size_t size); /* COL_TAG_*, or 0 on failure */
 uint64_t col_record_big_size(const void *ptr, uint32_t v);
+void col_record_big_bytes(uint64_t *counter, uint64_t size);
 
 #define COL_TICK_EVENTS 4096
 
@@ -48,20 +48,14 @@ UT_INLINE void col_peak_check(col_count_t *e)
         col_record_save_peak(e, gen);
 }
 
-UT_INLINE void col_tick(col_thread_t *t)
+/* Every COL_TICK_EVENTS allocations of a thread: the writer's cold check
+ * (col_writer_tick). */
+UT_INLINE void col_count_alloc(col_thread_t *t)
 {
-    if (UT_UNLIKELY(--t->tick == 0)) {
-        t->tick = COL_TICK_EVENTS;
+    uint64_t n = t->n_allocs + 1;
+    UT_BUMP(t->n_allocs, 1);
+    if (UT_UNLIKELY((n & (COL_TICK_EVENTS - 1)) == 0))
         col_writer_tick();
-    }
-}
-
-/* The site of (node, key): the thread's last one, else the table. */
-UT_INLINE uint32_t col_site_cached(col_thread_t *t, uint32_t node, uint64_t key)
-{
-    if (UT_LIKELY(node == t->site_node && key == t->site_key))
-        return t->site_id;
-    return col_record_site(t, node, key);
 }
 
 /* Counters, shadow and heap for a block of `size` bytes at ptr from
@@ -82,15 +76,14 @@ UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
     col_peak_check(e);
     UT_BUMP(e->allocs, 1);
     if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX))
-        UT_BUMP(e->bytes, size); /* exact sizes: allocs x key, at the flush */
-    UT_BUMP(t->n_allocs, 1);
+        col_record_big_bytes(&col_count_cold(e)->bytes, size); /* else allocs x key */
     if (UT_UNLIKELY(col_shadow_exchange(leaf, i, (site << COL_TAG_BITS) | tag) != 0))
         UT_BUMP(t->n_shadow_overwrites, 1);
     t->last_alloc = ptr;
     t->pending += (int64_t)size;
     if (t->pending >= __atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
-    col_tick(t);
+    col_count_alloc(t);
 }
 
 /* Requested size of a live block from its shadow value. */
@@ -109,7 +102,7 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t site,
         col_peak_check(e);
         UT_BUMP(e->frees, 1);
         if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX))
-            UT_BUMP(e->bytes_freed, size);
+            col_record_big_bytes(&col_count_cold(e)->bytes_freed, size);
         if (ptr == t->last_alloc) {
             UT_BUMP(e->temporary, 1);
             t->last_alloc = NULL;
@@ -121,15 +114,13 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t site,
     t->pending -= (int64_t)size;
     if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
-    col_tick(t);
 }
 
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
  * is `frame` (built with a frame pointer; unwinding starts at its caller).
- * The common case first: the unwinder's memo says the stack is exactly the
- * walk of this thread's previous allocation, so its node is memo_node.
- * The hook's frame and the return address there, compared inline, turn
- * most other stacks away before the memo is consulted. */
+ * The common case first: the stack is one the thread allocated from
+ * lately, found by the hook's frame and return address (col_sc_entry_t)
+ * with every stack word its walk read unchanged; no unwinding. */
 UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame)
 {
     col_thread_t *t = col_tls_self;
@@ -139,12 +130,16 @@ UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame
     }
     col_tls_guard = 1;
     uint64_t key = col_size_key(size);
+    uintptr_t ra = ((const uintptr_t *)frame)[1];
+    col_sc_entry_t *e = &t->sc[col_sc_index(frame, ra)];
     uint32_t site;
-    if (frame == t->memo_frame && ((const uintptr_t *)frame)[1] == t->memo_ra &&
-        col_unwind_same(t, frame))
-        site = col_site_cached(t, t->memo_node, key);
-    else
-        site = col_record_walk(t, frame, key);
+    if (UT_LIKELY(e->frame == frame && e->ra == ra && e->epoch == col_modules_epoch() &&
+                  col_chk_hold(e->chk, e->chk + e->nchk))) {
+        t->memo_node = e->node;
+        site = UT_LIKELY(key == e->key) ? e->site : col_record_entry_site(t, e, key);
+    } else {
+        site = col_record_walk(t, frame, key, e);
+    }
     col_account_alloc(t, ptr, size, site);
     col_tls_guard = 0;
 }

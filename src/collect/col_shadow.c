@@ -34,15 +34,13 @@ col_shadow_map_t col_shadow;
  * tracked.  Refilled whenever a leaf is installed and mmap works. */
 static uint32_t *spare_leaf;
 
-/* A leaf and its bitmap of written pages; the bitmap's page is written
- * now, so that its first read does not map the zero page. */
+/* A leaf and its map of written pages; the map's page is written now, so
+ * that its first read does not map the zero page. */
 static uint32_t *leaf_new(void)
 {
     uint32_t *leaf = col_vm_map(COL_SHADOW_LEAF_BYTES);
-    if (leaf) {
-        uint64_t bit;
-        memset(col_shadow_written(leaf, 0, &bit), 0, 4096);
-    }
+    if (leaf)
+        memset(col_shadow_written(leaf, 0), 0, 4096);
     return leaf;
 }
 

@@ -39,8 +39,6 @@ static col_thread_t *state_new(void)
     col_thread_t *t = col_vm_map(sizeof *t);
     if (!t)
         return NULL;
-    t->tick = 4096;
-    t->site_key = UINT64_MAX; /* no size has this key: the site cache is empty */
     return t;
 }
 
@@ -120,8 +118,10 @@ col_thread_t *col_thread_attach(void)
         ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
-    t->memo_frame = NULL; /* the unwinder's memo belongs to the previous owner */
-    t->memo_ra = 0;
+    /* the recent stacks were the previous owner's */
+    for (int i = 0; i < COL_SC_ENTRIES; i++)
+        t->sc[i].frame = NULL;
+    t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */
     int live = live_threads + 1;
@@ -182,7 +182,7 @@ UT_COLD col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site)
     if (l >= COL_COUNT_LEAVES)
         return NULL;
     int saved = errno;
-    col_count_t *leaf = col_vm_map(COL_COUNT_LEAF * sizeof *leaf);
+    col_count_t *leaf = col_vm_map(COL_COUNT_LEAF * (sizeof *leaf + sizeof(col_count_cold_t)));
     errno = saved;
     if (!leaf)
         return NULL;
@@ -190,18 +190,6 @@ UT_COLD col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site)
     if (l + 1 > t->cnt_leaves)
         __atomic_store_n(&t->cnt_leaves, l + 1, __ATOMIC_RELEASE);
     return &leaf[site & (COL_COUNT_LEAF - 1)];
-}
-
-UT_COLD col_pred_t *col_thread_pred_slow(col_thread_t *t, uint32_t node)
-{
-    uint32_t l = node >> COL_PRED_LEAF_BITS;
-    int saved = errno;
-    col_pred_t *leaf = col_vm_map(sizeof(col_pred_t) << COL_PRED_LEAF_BITS);
-    errno = saved;
-    if (!leaf)
-        return NULL;
-    t->pred[l] = leaf;
-    return &leaf[node & ((1u << COL_PRED_LEAF_BITS) - 1)];
 }
 
 /* ---- fork --------------------------------------------------------------- */

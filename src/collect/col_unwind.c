@@ -20,6 +20,7 @@
 
 #include "collect/col_dwarf.h"
 #include "collect/col_internal.h"
+#include "collect/col_memo.h"
 #include "heapscope/profile.h"
 
 int col_unwind_init(void)
@@ -75,7 +76,15 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
     return n;
 }
 
-static uint64_t fallbacks, verified, differed;
+static uint64_t fallbacks, verified, differed, cache_verified, cache_differed;
+
+void col_unwind_verify_cache(uint32_t cached, uint32_t node)
+{
+    __atomic_add_fetch(&cache_verified, 1, __ATOMIC_RELAXED);
+    if (cached != node && __atomic_add_fetch(&cache_differed, 1, __ATOMIC_RELAXED) <= 3)
+        col_message_add("the cache of recent stacks said node %u where the walk found %u",
+                        (unsigned)cached, (unsigned)node);
+}
 
 uint32_t col_unwind_libunwind(int max)
 {
@@ -113,6 +122,10 @@ UT_COLD static void verify(col_thread_t *t, const void *frame, uint32_t node, in
 /* Add the unwinder's statistics to the profile's messages (at exit). */
 void col_unwind_report(void)
 {
+    if (col_config.verify_unwind)
+        col_message_add("cache of recent stacks verified against the unwinder: %lu stacks, "
+                        "%lu differed",
+                        (unsigned long)cache_verified, (unsigned long)cache_differed);
     if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_FP)
         col_message_add("fp unwinder verified against an uncached walk: %lu stacks, %lu differed",
                         (unsigned long)verified, (unsigned long)differed);
@@ -120,6 +133,46 @@ void col_unwind_report(void)
         col_message_add("dwarf unwinder verified against libunwind: %lu stacks, %lu differed, "
                         "%lu fell back to libunwind",
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
+}
+
+/* The checks of the whole stack of the memo's walk, which started at
+ * frame's caller: every word the walk read, and for the DWARF unwinder
+ * the hook frame's own two words (the caller's rbp and return address,
+ * its starting state).  The frame-pointer walk that stopped at a saved
+ * frame pointer leading nowhere has that word checked as it is. */
+void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
+{
+    const uintptr_t *f = (const uintptr_t *)frame;
+    uint32_t n = 0;
+    e->frame = NULL;
+    if (col_config.unwinder == PF_UNWIND_FP) {
+        const col_fp_memo_t *m = col_fp_memo;
+        if (!m || m->m <= m->stop || m->w[m->m - 1].fp != (uintptr_t)frame ||
+            (uint32_t)m->m > COL_SC_CHKS)
+            return;
+        n = (uint32_t)m->m;
+        memcpy(e->chk, m->chk, n * sizeof *e->chk);
+        if (m->end == COL_FP_END_NEXT)
+            col_chk_pair(&e->chk[0], m->w[0].fp, *(const uintptr_t *)m->w[0].fp,
+                         m->chk[0].want[1]);
+    } else if (col_config.unwinder == PF_UNWIND_DWARF) {
+        const col_cfi_memo_t *m = col_cfi_memo;
+        if (!m || m->m <= 0 || m->w[m->m - 1].sp != (uintptr_t)frame + 16)
+            return;
+        n = m->w[m->m - 1].chk_end + 1;
+        if (n > COL_SC_CHKS)
+            return;
+        col_chk_pair(&e->chk[0], (uintptr_t)frame, f[0], f[1]);
+        memcpy(e->chk + 1, m->chk, (n - 1) * sizeof *e->chk);
+    } else {
+        return;
+    }
+    e->ra = f[1];
+    e->node = node;
+    e->nchk = n;
+    e->epoch = col_sc_epoch();
+    e->key = UINT64_MAX; /* no size has this key */
+    e->frame = frame;
 }
 
 /* The libunwind mode, and the caching modes under verification. */

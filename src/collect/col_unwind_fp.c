@@ -14,8 +14,8 @@
  * unchanged (the walk would repeat itself, and end the same way), keeps
  * that part of the memo in place and only adds its own inner frames: their
  * nodes are looked up under the kept frame's node, one per new frame.  A
- * stack that is exactly the previous one is col_unwind_fp_same's, checked
- * first by col_record_alloc.
+ * stack the thread allocated from lately never gets here: the recorder's
+ * cache of recent stacks (col_record.h) holds it with its checks.
  *
  * The stopping frame is checked by its reason, not its words: below
  * frameless code rbp holds whatever the program keeps there. */
@@ -106,8 +106,6 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     int i = m->m - 1;
     int keep = -1; /* the memo's visits w[0..keep] are this stack's outer part */
     int k = 0, frames = 0, end = COL_FP_END_NEXT, stop = 0;
-    col_fp_visit_t *tmp = m->tmp;
-    col_chk_t *tmp_chk = m->tmp_chk;
     for (;;) {
         while (i >= 0 && m->w[i].fp < fp)
             i--;
@@ -123,34 +121,35 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
         }
         const uintptr_t *f = (const uintptr_t *)fp;
         uintptr_t next = f[0], ra = f[1];
-        tmp[k].fp = fp;
+        m->tmp_fp[k] = fp;
+        m->tmp_next[k] = next;
+        m->tmp_ip[k++] = ra;
         if (ra == 0 || !is_code(ra, &m->code_lo, &m->code_hi)) {
-            tmp_chk[k++] = col_chk_word(fp + 8, ra);
             end = COL_FP_END_RA; /* rbp was not a frame pointer here */
             stop = 1;
             break;
         }
         if (frames == max) {
-            tmp_chk[k++] = col_chk_word(fp + 8, ra);
             end = COL_FP_END_TRUNC;
             stop = 1;
             break;
         }
-        m->tmp_ip[frames++] = ra;
+        frames++;
         if (!col_fp_next_ok(fp, next, hi)) {
-            tmp_chk[k++] = col_chk_word(fp + 8, ra);
             end = COL_FP_END_NEXT;
             break;
         }
-        tmp_chk[k++] = col_chk_pair(fp, next, ra);
         fp = next;
     }
-    /* the node the new frames hang under, and where they go in the memo */
+    /* the node the new frames hang under, and where they go in the memo;
+     * the visit the walk stopped at (reason RA, NEXT or TRUNC) had only
+     * its return address read in the end */
     uint32_t node;
-    int at;
+    int at, last = k - 1;
     if (keep >= 0) {
         node = m->w[keep].node;
         at = keep + 1;
+        last = -1; /* it went on from every new visit */
     } else {
         node = end == COL_FP_END_TRUNC ? COL_NODE_TRUNC : 0;
         at = 0;
@@ -159,16 +158,19 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
         m->epoch = epoch;
         if (stop) { /* the stopping visit is the outermost, not a frame */
             k--;
-            m->w[0] = (col_fp_visit_t){.fp = tmp[k].fp, .node = node};
-            m->chk[0] = tmp_chk[k];
+            m->w[0] = (col_fp_visit_t){.fp = m->tmp_fp[k], .node = node};
+            col_chk_word(&m->chk[0], m->tmp_fp[k] + 8, m->tmp_ip[k]);
             at = 1;
         }
     }
-    /* visits tmp[0..k) are frames now, their return addresses tmp_ip */
+    /* visits [0, k) are frames now */
     col_node_stack(node, m->tmp_ip, k, guess, m->tmp_node);
     for (int j = k - 1; j >= 0; j--, at++) {
-        m->w[at] = (col_fp_visit_t){.fp = tmp[j].fp, .node = m->tmp_node[j]};
-        m->chk[at] = tmp_chk[j];
+        m->w[at] = (col_fp_visit_t){.fp = m->tmp_fp[j], .node = m->tmp_node[j]};
+        if (j == last)
+            col_chk_word(&m->chk[at], m->tmp_fp[j] + 8, m->tmp_ip[j]);
+        else
+            col_chk_pair(&m->chk[at], m->tmp_fp[j], m->tmp_next[j], m->tmp_ip[j]);
     }
     m->m = at;
     if (k)

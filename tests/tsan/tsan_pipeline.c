@@ -115,6 +115,18 @@ uint32_t col_unwind_libunwind(int max)
     return stub_unwind(0);
 }
 
+/* No memo of a real walk to keep: the stub's stacks are never cached. */
+void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
+{
+    (void)frame, (void)node;
+    e->frame = NULL;
+}
+
+void col_unwind_verify_cache(uint32_t cached, uint32_t node)
+{
+    (void)cached, (void)node;
+}
+
 void col_unwind_thread_exit(void)
 {
 }

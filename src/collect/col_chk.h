@@ -1,0 +1,63 @@
+/* col_chk.h - the check a memo of a stack walk makes to know that the walk
+ * would repeat itself: the stack words the walk read still hold what they
+ * held.
+ *
+ * The caching unwinders (col_unwind_fp.c, col_dwarf.c) record, for each
+ * step of a walk, the stack words it read (a frame's saved frame pointer
+ * and its return address, side by side in the usual frame layout) as one
+ * 16-byte check: the address of the two words, the values they held, and
+ * a mask of the bits that matter (a lone return address checks only the
+ * upper word).  A stack is a recorded walk's from some frame outwards
+ * exactly when every check of those frames holds, and checking one is an
+ * unaligned 16-byte load, an xor, an and and an or (SSE2, in every
+ * x86-64).  The unwinders' memos (col_memo.h) and the per-thread cache of
+ * recent stacks (col_internal.h) keep them. */
+#ifndef COL_CHK_H
+#define COL_CHK_H
+
+#include <stdint.h>
+
+#include "common/ut_compiler.h"
+
+typedef uint64_t col_v2_t __attribute__((vector_size(16)));
+typedef uint64_t col_v2u_t __attribute__((vector_size(16), aligned(8))); /* unaligned */
+
+typedef struct col_chk {
+    col_v2_t want;        /* the two words the walk read */
+    col_v2_t mask;        /* the bits of them that decided the walk */
+    const col_v2u_t *at;  /* where they are */
+    uint64_t unused;
+} col_chk_t;
+
+/* Make c a check of the word at `a` (the two words at a - 8 and a, the
+ * lower one ignored), or of the two words at a and a + 8.  Written field
+ * by field in place: a struct built elsewhere and copied in stalls on
+ * store forwarding. */
+UT_INLINE void col_chk_word(col_chk_t *c, uintptr_t a, uint64_t v)
+{
+    c->want[0] = 0;
+    c->want[1] = v;
+    c->mask[0] = 0;
+    c->mask[1] = ~0ull;
+    c->at = (const col_v2u_t *)(a - 8);
+}
+
+UT_INLINE void col_chk_pair(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi)
+{
+    c->want[0] = lo;
+    c->want[1] = hi;
+    c->mask[0] = ~0ull;
+    c->mask[1] = ~0ull;
+    c->at = (const col_v2u_t *)a;
+}
+
+/* Do all checks in [c, end) hold? */
+UT_INLINE int col_chk_hold(const col_chk_t *c, const col_chk_t *end)
+{
+    col_v2_t diff = {0, 0};
+    for (; c < end; c++)
+        diff |= (*c->at ^ c->want) & c->mask;
+    return (diff[0] | diff[1]) == 0;
+}
+
+#endif
