@@ -151,9 +151,13 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * frame and return address: its node, the size key and site of its last
  * allocation, and the checks of every stack word its walk read (col_chk.h).
  * The same frame and return address with every check holding is the same
- * stack, with no walk.  Filled after each walk whose checks fit. */
-#define COL_SC_ENTRIES 16
-#define COL_SC_CHKS 24
+ * stack, with no walk.  Filled the second time a walk from the same frame
+ * and return address finds the same stack, when its checks fit.  Two ways
+ * per set: one function called at the same depth from two callers has one
+ * frame and return address and two stacks. */
+#define COL_SC_SETS 16
+#define COL_SC_WAYS 2
+#define COL_SC_CHKS 20
 typedef struct col_sc_entry {
     const void *frame;  /* NULL: empty */
     uintptr_t ra;
@@ -165,10 +169,21 @@ typedef struct col_sc_entry {
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
 
+typedef struct col_sc_set {
+    col_sc_entry_t way[COL_SC_WAYS];
+} col_sc_set_t;
+
 UT_INLINE uint32_t col_sc_index(const void *frame, uintptr_t ra)
 {
-    uint64_t h = ((uintptr_t)frame ^ (ra * 0x9e3779b97f4a7c15ull)) >> 4;
-    return (uint32_t)(h ^ (h >> 17)) & (COL_SC_ENTRIES - 1);
+    uint64_t h = ((uintptr_t)frame ^ ra) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 60) & (COL_SC_SETS - 1);
+}
+
+/* Does e hold the stack above frame, whose return address is ra? */
+UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
+{
+    return e->frame == frame && e->ra == ra && e->epoch == epoch &&
+           col_chk_hold(e->chk, e->chk + e->nchk);
 }
 
 typedef struct col_thread {
@@ -184,7 +199,7 @@ typedef struct col_thread {
     /* Counters by site id, in leaves mapped on first use (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
     /* Owner only: the stacks it allocated from lately. */
-    col_sc_entry_t sc[COL_SC_ENTRIES];
+    col_sc_set_t sc[COL_SC_SETS];
     /* --- registry --- */
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */

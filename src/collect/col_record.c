@@ -94,43 +94,71 @@ UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, u
     return site;
 }
 
-/* An allocation whose stack is not one of the thread's recent stacks:
- * unwind, and keep the stack in e (when it fits) for the next allocation
- * from the same frame and return address.  The stack and site allocated
- * from after the previous allocation's stack last time are the guess
- * (col_node_next). */
-UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key,
-                                     col_sc_entry_t *e)
+/* The way of set to keep the stack `node` of frame and ra in: the way
+ * that saw this stack before (*second: fill its checks now); else an
+ * empty way, or one waiting for its second sight, or way 1, so that way 0,
+ * the fast path's, keeps a stack it can take. */
+static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
+                              int *second)
 {
+    col_sc_entry_t *empty = NULL;
+    *second = 0;
+    for (int w = 0; w < COL_SC_WAYS; w++) {
+        col_sc_entry_t *e = &set->way[w];
+        if (e->frame == frame && e->ra == ra && e->node == node) {
+            *second = 1;
+            return e;
+        }
+        if ((!e->frame || e->epoch == 0) && !empty)
+            empty = e;
+    }
+    return empty ? empty : &set->way[1];
+}
+
+/* An allocation whose stack is not in way 0 of its set in the thread's
+ * cache of recent stacks: way 1, else unwind, and keep the stack in the
+ * set for the next allocation from the same frame and return address.
+ * The stack and site allocated from after the previous allocation's stack
+ * last time are the guess (col_node_next). */
+UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key,
+                                     col_sc_set_t *set)
+{
+    uintptr_t ra = ((const uintptr_t *)frame)[1];
+    uint32_t epoch = col_sc_epoch();
+    col_sc_entry_t *e = &set->way[1];
+    int cached = col_sc_hit(e, frame, ra, epoch);
+    if (cached && !col_config.verify_unwind) {
+        t->memo_node = e->node;
+        return UT_LIKELY(key == e->key) ? e->site : col_record_entry_site(t, e, key);
+    }
+    if (!cached && UT_UNLIKELY(col_config.verify_unwind)) {
+        e = &set->way[0]; /* under verification the fast path never takes one */
+        cached = col_sc_hit(e, frame, ra, epoch);
+    }
     uint32_t prev = t->memo_node;
     uint64_t *next = prev < COL_NODE_MAX ? &col_node_next[prev] : NULL;
     /* acquire: the node and site records it names were made by the thread
      * that stored it, maybe another one (which stored it with release) */
     uint64_t guess = next ? __atomic_load_n(next, __ATOMIC_ACQUIRE) : 0;
-    /* under verification the fast path never takes an entry: would it? */
-    int cached = UT_UNLIKELY(col_config.verify_unwind) && e->frame == frame &&
-                 e->ra == ((const uintptr_t *)frame)[1] && e->epoch == col_sc_epoch() &&
-                 col_chk_hold(e->chk, e->chk + e->nchk);
     uint32_t node = col_unwind(t, frame, (uint32_t)guess);
     if (UT_UNLIKELY(cached))
         col_unwind_verify_cache(e->node, node);
     t->memo_node = node;
-    /* kept the second time the same frame and return address have the
-     * same stack (a program whose every stack is new, as in recursion,
-     * does not pay for the copy); epoch 0 marks the first time */
-    uintptr_t ra = ((const uintptr_t *)frame)[1];
-    if (!col_unwind_memo()) {
-        e->frame = NULL;
-    } else if (cached && e->node == node) {
+    e = NULL;
+    if (cached) {
         /* verification: the entry stays, as it would have */
-    } else if (e->frame == frame && e->ra == ra && e->node == node && e->epoch == 0) {
-        col_unwind_cache(e, frame, node);
-    } else {
-        e->frame = frame;
-        e->ra = ra;
-        e->node = node;
-        e->epoch = 0;
-        e->key = UINT64_MAX;
+    } else if (col_unwind_memo()) {
+        int second;
+        e = sc_way(set, frame, ra, node, &second);
+        if (second && e->epoch == 0) {
+            col_unwind_cache(e, frame, node);
+        } else if (!second) {
+            e->frame = frame; /* first sight; epoch 0 keeps the fast path away */
+            e->ra = ra;
+            e->node = node;
+            e->epoch = 0;
+            e->key = UINT64_MAX;
+        }
     }
     uint32_t site = (uint32_t)(guess >> 32);
     if (!(node == (uint32_t)guess && site && col_sites[site].node == node &&
@@ -140,7 +168,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
         if (next && site != COL_SITE_LOST && guess != now)
             __atomic_store_n(next, now, __ATOMIC_RELEASE);
     }
-    if (e->frame && e->epoch && site != COL_SITE_LOST) {
+    if (e && e->frame && e->epoch && site != COL_SITE_LOST) {
         e->key = key;
         e->site = site;
     }

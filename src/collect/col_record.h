@@ -27,7 +27,7 @@
 #define COL_TAG_SIDE 0xffu  /* the size is in the side table */
 
 /* ---- col_record.c ---- */
-uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key, col_sc_entry_t *e);
+uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key, col_sc_set_t *set);
 uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
 void col_record_free_cold(void *ptr);
@@ -131,14 +131,14 @@ UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame
     col_tls_guard = 1;
     uint64_t key = col_size_key(size);
     uintptr_t ra = ((const uintptr_t *)frame)[1];
-    col_sc_entry_t *e = &t->sc[col_sc_index(frame, ra)];
+    col_sc_set_t *set = &t->sc[col_sc_index(frame, ra)];
+    col_sc_entry_t *e = &set->way[0];
     uint32_t site;
-    if (UT_LIKELY(e->frame == frame && e->ra == ra && e->epoch == col_modules_epoch() &&
-                  col_chk_hold(e->chk, e->chk + e->nchk))) {
+    if (UT_LIKELY(col_sc_hit(e, frame, ra, col_modules_epoch()))) {
         t->memo_node = e->node;
         site = UT_LIKELY(key == e->key) ? e->site : col_record_entry_site(t, e, key);
     } else {
-        site = col_record_walk(t, frame, key, e);
+        site = col_record_walk(t, frame, key, set); /* the other way first */
     }
     col_account_alloc(t, ptr, size, site);
     col_tls_guard = 0;

@@ -119,8 +119,9 @@ col_thread_t *col_thread_attach(void)
     }
     set_stack_bounds(t);
     /* the recent stacks were the previous owner's */
-    for (int i = 0; i < COL_SC_ENTRIES; i++)
-        t->sc[i].frame = NULL;
+    for (int i = 0; i < COL_SC_SETS; i++)
+        for (int w = 0; w < COL_SC_WAYS; w++)
+            t->sc[i].way[w].frame = NULL;
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */

@@ -2,9 +2,12 @@
 """The unwinders against their references: with HEAPSCOPE_UNWIND_VERIFY=1
 every stack heapscope's cached CFI unwinder produces is compared with
 unw_backtrace's, and every stack of the fp unwinder (which reuses its
-previous walk) with an uncached frame-pointer walk.  Programs with many different stacks (python3 running a
-script, C++ with templates and exceptions, threads) must show not a single
-difference."""
+previous walk) with an uncached frame-pointer walk; and for every
+allocation the recorder's cache of recent stacks would have answered, its
+answer is compared with the walk's.  Programs with many different stacks
+(python3 running a script, C++ with templates and exceptions, threads,
+deep recursion where every stack is new, stacks cut by the depth cap) must
+show not a single difference."""
 import re
 import hstest
 
@@ -14,11 +17,20 @@ SCRIPT = "import json, re, collections\n" \
          "print(collections.Counter(len(x['l']) for x in d).most_common(2))\n"
 
 
-def check(t, label, prog, args, minimum, env=None, opts=()):
+def check(t, label, prog, args, minimum, env=None, opts=(), cached=1):
     extra = {"HEAPSCOPE_UNWIND_VERIFY": "1"}
     extra.update(env or {})
     r = t.run(prog, args=args, out=label + ".hsp", env=extra, opts=opts, expect_rc=None)
     p = t.report(r.out)
+    # the cache of recent stacks, asked in parallel to every walk
+    cm = [w for w in p.summary["warnings"] if "cache of recent stacks verified" in w]
+    t.eq(label + ": one cache verification message", 1, len(cm))
+    if cm:
+        m = re.search(r"(\d+) stacks, (\d+) differed", cm[0])
+        t.true(label + ": cache message has counts", m is not None, cm[0])
+        t.true(label + ": the cache answered at least %d times" % cached,
+               m is not None and int(m.group(1)) >= cached, cm[0])
+        t.eq(label + ": cache answers that differ from the walk", "0", m and m.group(2))
     msgs = [w for w in p.summary["warnings"] if "unwinder verified against" in w]
     t.eq(label + ": one verification message", 1, len(msgs))
     if not msgs:
@@ -28,8 +40,38 @@ def check(t, label, prog, args, minimum, env=None, opts=()):
     checked, differed = int(m.group(1)), int(m.group(2))
     t.true(label + ": at least %d stacks checked" % minimum, checked >= minimum, msgs[0])
     t.eq(label + ": stacks that differ from libunwind", 0, differed)
-    diffs = [w for w in p.summary["warnings"] if "differs from" in w]
+    diffs = [w for w in p.summary["warnings"] if "differs from" in w or "cache of recent stacks said" in w]
     t.eq(label + ": no difference reported", [], diffs)
+    return p
+
+
+def check_recurse(t, p, label, cut):
+    """hs_recurse: 12,485 allocations and frees of 201,360 bytes; cut
+    stacks exactly when the depth cap is below the program's depth."""
+    s = p.summary
+    t.eq(label + ": allocations, frees, bytes",
+         (12485, 12485, 201360, 201360),
+         (s["allocations"], s["frees"], s["bytes_allocated"], s["bytes_freed"]))
+    build = [st for st in p.stacks if any(f.get("function") == "rec_build" for f in st["frames"])]
+    chain = [st for st in p.stacks if any(f.get("function") == "rec_chain" for f in st["frames"])]
+    t.eq(label + ": rec_build allocations", 12285, sum(int(st["allocations"]) for st in build))
+    t.eq(label + ": rec_chain allocations", 200, sum(int(st["allocations"]) for st in chain))
+    if cut is None:
+        t.eq(label + ": one stack per tree node", 4095, len(build))
+        t.eq(label + ": no rec_build stack cut", 0, sum(1 for st in build if st["truncated"]))
+        t.true(label + ": the chain's deepest stacks are cut at 64 frames",
+               any(st["truncated"] and len(st["frames"]) >= 64 for st in chain), "")
+    else:
+        t.true(label + ": no stack longer than the cap",
+               all(len(st["frames"]) <= cut for st in p.stacks), "")
+        # a stack of `cut` rec_chain frames continues further out: cut
+        deep = [st for st in chain if len(st["frames"]) == cut and
+                all(f.get("function") == "rec_chain" for f in st["frames"])]
+        t.eq(label + ": the deep chain stacks (down and up) are two, cut", [True, True],
+             [st["truncated"] for st in deep])
+        whole = [st for st in build + chain if not st["truncated"]]
+        t.true(label + ": every stack not cut reaches main",
+               all(any(f.get("function") == "main" for f in st["frames"]) for st in whole), "")
 
 
 def main(t):
@@ -42,11 +84,19 @@ def main(t):
     check(t, "python3-depth3", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--depth", "3"])
     check(t, "cxx", "hs_cxx", [], 20)
-    check(t, "threads", "hs_threads", [], 16000)
+    check(t, "threads", "hs_threads", [], 16000, cached=10000)
+    # every stack new (the cache is never asked), and stacks past the cap
+    for mode in ("dwarf", "fp"):
+        for depth in (None, 8):
+            label = "recurse-%s%s" % (mode, "-depth%d" % depth if depth else "")
+            opts = ["--unwind", mode] + (["--depth", str(depth)] if depth else [])
+            p = check(t, label, "hs_recurse", [], 12485, opts=opts, cached=0)
+            if p is not None:
+                check_recurse(t, p, label, depth)
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])
-    check(t, "threads-fp", "hs_threads", [], 16000, opts=["--unwind", "fp"])
+    check(t, "threads-fp", "hs_threads", [], 16000, opts=["--unwind", "fp"], cached=10000)
 
 
 if __name__ == "__main__":
