@@ -58,7 +58,7 @@ static int cmp_range(const void *a, const void *b)
 
 static void exec_ranges_rebuild(void)
 {
-    exec_ranges_t *x = malloc(sizeof *x + 4096 * sizeof x->r[0]);
+    exec_ranges_t *x = col_vm_map(sizeof *x + 4096 * sizeof x->r[0]);
     if (!x)
         return;
     x->n = 0;

@@ -56,7 +56,7 @@ void col_sample_take(void)
         return;
     skipped = 0;
     if (!samples) {
-        samples = malloc(MAX_SAMPLES * sizeof *samples);
+        samples = col_vm_map(MAX_SAMPLES * sizeof *samples);
         if (!samples)
             return;
     }

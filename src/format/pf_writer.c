@@ -1,7 +1,9 @@
 /* pf_writer.c - see pf_writer.h. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/ut_varint.h"
@@ -17,8 +19,9 @@ static int buf_reserve(pf_buf_t *b, size_t more)
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + more)
         cap *= 2;
-    uint8_t *d = realloc(b->data, cap);
-    if (!d) {
+    void *d = b->data ? mremap(b->data, b->cap, cap, MREMAP_MAYMOVE)
+                      : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (d == MAP_FAILED) {
         b->failed = 1;
         return -1;
     }
@@ -35,7 +38,8 @@ void pf_buf_reset(pf_buf_t *b)
 
 void pf_buf_free(pf_buf_t *b)
 {
-    free(b->data);
+    if (b->data)
+        munmap(b->data, b->cap);
     memset(b, 0, sizeof *b);
 }
 

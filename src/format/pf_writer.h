@@ -1,8 +1,8 @@
 /* pf_writer.h - writing a profile file (docs/FORMAT.md): payloads are built
  * in a growable pf_buf_t, then framed into records by pf_out_t, a buffered
  * writer over a file descriptor.  Used by the collector from its writer
- * thread and at exit, with the re-entrancy guard set, so the buffers come
- * from the real allocator and are never recorded. */
+ * thread and at exit; the buffers come from mmap, never from the profiled
+ * program's allocator (where they would land in its arenas and its peak). */
 #ifndef PF_WRITER_H
 #define PF_WRITER_H
 
