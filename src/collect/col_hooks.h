@@ -19,12 +19,12 @@ UT_INLINE void col_hook_free(void *ptr)
 {
     if (UT_UNLIKELY(ptr == NULL))
         return;
-    if (!COL_HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr))) {
+    if (!COL_HOOK_FAST()) {
         col_cold_free(ptr);
         return;
     }
-    col_record_free_inline(ptr);
-    col_real.free(ptr);
+    if (UT_LIKELY(col_record_free_inline(ptr)))
+        col_real.free(ptr);
 }
 
 #endif

@@ -262,7 +262,7 @@ extern col_heap_t col_heap;
 /* frame: a frame of heapscope's own (built with frame pointers) on the
  * current stack, normally the hook's; unwinding starts at its caller. */
 void col_record_alloc(void *ptr, size_t size, const void *frame);
-void col_record_free(void *ptr);
+int col_record_free(void *ptr); /* 0: not for the real free (a bootstrap block) */
 
 /* realloc support: take the old block's record out of the shadow before
  * the real realloc, then commit (it was freed) or restore (realloc failed). */

@@ -181,9 +181,9 @@ void col_record_alloc(void *ptr, size_t size, const void *frame)
     col_record_alloc_inline(ptr, size, frame);
 }
 
-void col_record_free(void *ptr)
+int col_record_free(void *ptr)
 {
-    col_record_free_inline(ptr);
+    return col_record_free_inline(ptr);
 }
 
 void col_record_take(void *ptr, col_taken_t *tk)
@@ -250,8 +250,20 @@ UT_COLD void col_record_alloc_cold(void *ptr, size_t size, const void *frame)
     errno = saved;
 }
 
-UT_COLD void col_record_free_cold(void *ptr)
+/* A free of a block the shadow does not know: a bootstrap block (not for
+ * the real free, returns 0), or one heapscope never saw allocated. */
+UT_NOINLINE int col_record_unknown_free(col_thread_t *t, const void *ptr)
 {
+    if (col_boot_owns(ptr))
+        return 0;
+    UT_BUMP(t->n_unknown_frees, 1);
+    return 1;
+}
+
+UT_COLD int col_record_free_cold(void *ptr)
+{
+    if (col_boot_owns(ptr))
+        return 0;
     int saved = errno;
     col_tls_guard = 1;
     col_thread_t *t = col_thread_attach();
@@ -268,6 +280,7 @@ UT_COLD void col_record_free_cold(void *ptr)
     }
     col_tls_guard = 0;
     errno = saved;
+    return 1;
 }
 
 UT_COLD static void new_peak(int64_t h)

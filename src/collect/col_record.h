@@ -30,7 +30,8 @@
 uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key, col_sc_set_t *set);
 uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
-void col_record_free_cold(void *ptr);
+int col_record_free_cold(void *ptr);
+int col_record_unknown_free(col_thread_t *t, const void *ptr);
 void col_record_save_peak(col_count_t *e, uint32_t gen);
 void col_record_untracked(col_thread_t *t);
 uint32_t col_record_big_tag(const void *ptr, size_t size); /* COL_TAG_*, or 0 on failure */
@@ -144,21 +145,23 @@ UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame
     col_tls_guard = 0;
 }
 
-/* ptr (not NULL, not a bootstrap block) is about to be freed. */
-UT_INLINE void col_record_free_inline(void *ptr)
+/* ptr (not NULL) is about to be freed.  Returns 0 when the real free
+ * must not see it: a block of the bootstrap arena (col_boot.c), which the
+ * shadow never knows, so only an unknown block is asked about. */
+UT_INLINE int col_record_free_inline(void *ptr)
 {
     col_thread_t *t = col_tls_self;
-    if (UT_UNLIKELY(t == NULL)) {
-        col_record_free_cold(ptr);
-        return;
-    }
+    if (UT_UNLIKELY(t == NULL))
+        return col_record_free_cold(ptr);
     col_tls_guard = 1; /* a signal handler's malloc must not touch t now */
     uint32_t v = col_shadow_take(ptr);
+    int real = 1;
     if (UT_LIKELY(v != 0))
         col_account_free(t, ptr, v >> COL_TAG_BITS, col_block_size(ptr, v));
     else
-        UT_BUMP(t->n_unknown_frees, 1);
+        real = col_record_unknown_free(t, ptr);
     col_tls_guard = 0;
+    return real;
 }
 
 #endif
