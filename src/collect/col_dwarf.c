@@ -23,7 +23,7 @@
 #include "common/ut_compiler.h"
 
 #define MAX_MODULES 1024
-#define CACHE_BITS 12
+#define CACHE_BITS 10
 #define CACHE_SIZE (1u << CACHE_BITS)
 
 typedef struct cfi_module {
@@ -42,12 +42,33 @@ typedef struct cache_entry {
     cfi_rule_t rule;
 } cache_entry_t;
 
-/* A thread's rules and memo (col_memo.h); memo.gen is the generation of
- * the rules cached. */
+/* A thread's rules and memo (col_memo.h), in one mapping with the memo's
+ * arrays after them; memo.gen is the generation of the rules cached. */
 typedef struct cfi_cache {
     col_cfi_memo_t memo;
     cache_entry_t e[CACHE_SIZE];
 } cfi_cache_t;
+
+/* The memo's arrays for max frames after the cache (or, with c NULL, the
+ * mapping's size). */
+static size_t cache_carve(cfi_cache_t *c, int max)
+{
+    size_t off = sizeof *c, n = (size_t)max;
+    col_cfi_frame_t *w = col_memo_layout(c, &off, n * sizeof *w);
+    col_chk_t *chk = col_memo_layout(c, &off, 2 * n * sizeof *chk);
+    col_cfi_new_t *tmp = col_memo_layout(c, &off, n * sizeof *tmp);
+    uintptr_t *ip = col_memo_layout(c, &off, n * sizeof *ip);
+    uint32_t *node = col_memo_layout(c, &off, n * sizeof *node);
+    if (c) {
+        c->memo.max = max;
+        c->memo.w = w;
+        c->memo.chk = chk;
+        c->memo.tmp = tmp;
+        c->memo.tmp_ip = ip;
+        c->memo.tmp_node = node;
+    }
+    return off;
+}
 
 static cfi_modules_t *modules;
 unsigned col_dwarf_generation = 1;
@@ -145,7 +166,7 @@ void col_dwarf_thread_exit(void)
     tls_exited = 1;
     if (tls_cache) {
         col_cfi_memo = NULL;
-        munmap(tls_cache, sizeof *tls_cache);
+        munmap(tls_cache, cache_carve(NULL, tls_cache->memo.max));
         tls_cache = NULL;
     }
 }
@@ -154,7 +175,9 @@ UT_COLD static cfi_cache_t *cache_new(void)
 {
     if (tls_exited)
         return NULL;
-    cfi_cache_t *c = col_vm_map(sizeof *c);
+    cfi_cache_t *c = col_vm_map(cache_carve(NULL, col_config.max_depth));
+    if (c)
+        cache_carve(c, col_config.max_depth);
     tls_cache = c;
     col_cfi_memo = c ? &c->memo : NULL;
     return c;
@@ -201,8 +224,8 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         c->memo.m = 0;
         c->memo.gen = gen;
     }
-    if (max > COL_CFI_MEMO_MAX)
-        max = COL_CFI_MEMO_MAX;
+    if (max > c->memo.max)
+        max = c->memo.max;
     col_cfi_memo_t *m = &c->memo;
     /* start's frame has a frame pointer: begin at its caller */
     uintptr_t self = (uintptr_t)__builtin_frame_address(0);

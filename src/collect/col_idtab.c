@@ -57,7 +57,7 @@ static void put(col_idtab_index_t *ix, uint64_t k1, uint32_t k2, uint32_t id)
 int col_idtab_reserve_locked(col_idtab_t *x)
 {
     col_idtab_index_t *ix = x->cur;
-    if ((ix->used + 1) * 2 <= ix->mask + 1)
+    if ((uint64_t)(ix->used + 1) * 4 <= (uint64_t)(ix->mask + 1) * 3)
         return 0;
     if (ix->mask >= 0x7fffffffu)
         return -1;

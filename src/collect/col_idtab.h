@@ -74,7 +74,8 @@ void col_idtab_reset_lock(col_idtab_t *x);
 
 /* With the lock held. */
 uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2);
-/* Room for one more key (the index grows at half full); -1 without memory. */
+/* Room for one more key (the index grows at 3/4 full: lookups are few, the
+ * recorder's caches answer first); -1 without memory. */
 int col_idtab_reserve_locked(col_idtab_t *x);
 /* Add a key known to be absent, after col_idtab_reserve_locked. */
 void col_idtab_put_locked(col_idtab_t *x, uint64_t k1, uint32_t k2, uint32_t id);

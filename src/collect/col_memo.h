@@ -12,7 +12,6 @@
 
 /* ---- the frame-pointer unwinder's memo (col_unwind_fp.c) --------------- */
 
-#define COL_FP_VISITS (COL_MAX_DEPTH + 1)
 #define COL_FP_UNKNOWN_STACK_SPAN (16u * 1024)
 enum { COL_FP_END_RA, COL_FP_END_NEXT, COL_FP_END_TRUNC };
 
@@ -31,21 +30,33 @@ typedef struct col_fp_visit {
  * checked for that again (below frameless code rbp holds whatever the
  * program keeps there). */
 typedef struct col_fp_memo {
-    col_chk_t chk[COL_FP_VISITS];
-    col_fp_visit_t w[COL_FP_VISITS];
     uint32_t epoch; /* col_modules_epoch() of the walk: code ranges */
     int m;          /* visits; 0: no memo */
     int stop;       /* w[0] is a stopping visit, not a frame */
     int end;        /* COL_FP_END_* */
     uintptr_t code_lo, code_hi; /* the last code range the walk found */
+    /* The arrays, max_depth + 1 visits each, follow in the same mapping
+     * (col_memo_layout: a thread touches a page or two, not a memo sized
+     * for the largest depth cap). */
+    col_fp_visit_t *w;
+    col_chk_t *chk;
     /* a walk's new visits, innermost first: the frames and the words read
      * there (next; the return addresses in tmp_ip), and the nodes */
-    uintptr_t tmp_fp[COL_FP_VISITS], tmp_next[COL_FP_VISITS];
-    uintptr_t tmp_ip[COL_FP_VISITS];
-    uint32_t tmp_node[COL_FP_VISITS];
+    uintptr_t *tmp_fp, *tmp_next, *tmp_ip;
+    uint32_t *tmp_node;
 } col_fp_memo_t;
 
 extern _Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
+
+/* Carving a memo's arrays out of its mapping: *off is where the next array
+ * may start (16-byte aligned, for the checks); returns where this one
+ * does.  Call with base NULL to size the mapping. */
+UT_INLINE void *col_memo_layout(void *base, size_t *off, size_t bytes)
+{
+    size_t at = (*off + 15) & ~(size_t)15;
+    *off = at + bytes;
+    return base ? (char *)base + at : NULL;
+}
 
 /* Can the walk go from the frame at fp to the one at next?  Everything
  * between our own frame and hi is the thread's stack. */
@@ -68,7 +79,6 @@ UT_INLINE uintptr_t col_fp_stack_top(const col_thread_t *t, uintptr_t lo)
  * it (one 16-byte check when they lie side by side, as in a frame with a
  * frame pointer).  The last frame of a walk that ended at its rule read
  * nothing. */
-#define COL_CFI_MEMO_MAX 256
 enum { COL_CFI_LAST = 1, COL_CFI_ZERO, COL_CFI_TRUNC };
 
 typedef struct col_cfi_frame {
@@ -86,11 +96,14 @@ typedef struct col_cfi_memo {
     unsigned gen; /* col_dwarf_generation of the rules the walk used */
     int m;        /* frames in w; 0: no memo */
     int end;      /* how the walk ended after w[0]: COL_CFI_* */
-    col_cfi_frame_t w[COL_CFI_MEMO_MAX];
-    col_chk_t chk[2 * COL_CFI_MEMO_MAX];
-    col_cfi_new_t tmp[COL_CFI_MEMO_MAX]; /* a walk's new frames, innermost first, */
-    uintptr_t tmp_ip[COL_CFI_MEMO_MAX];  /* their return addresses */
-    uint32_t tmp_node[COL_CFI_MEMO_MAX]; /* and nodes */
+    int max;      /* frames the arrays hold: the depth cap */
+    /* The arrays (max frames; twice as many checks) follow in the same
+     * mapping (col_memo_layout). */
+    col_cfi_frame_t *w;
+    col_chk_t *chk;
+    col_cfi_new_t *tmp;  /* a walk's new frames, innermost first, */
+    uintptr_t *tmp_ip;   /* their return addresses */
+    uint32_t *tmp_node;  /* and nodes */
 } col_cfi_memo_t;
 
 extern _Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));

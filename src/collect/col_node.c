@@ -23,7 +23,7 @@
 
 #include "collect/col_internal.h"
 
-#define INDEX_INITIAL (1u << 10) /* slots; grows at half full */
+#define INDEX_INITIAL (1u << 10) /* slots; grows at 3/4 full */
 
 col_node_t *col_nodes;
 col_idtab_t col_node_tab;

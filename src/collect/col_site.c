@@ -9,7 +9,7 @@
  * col_internal.h) take no lock; a new site takes the table's spinlock. */
 #include "collect/col_internal.h"
 
-#define INDEX_INITIAL (1u << 8) /* slots; grows at half full */
+#define INDEX_INITIAL (1u << 8) /* slots; grows at 3/4 full */
 
 col_site_t *col_sites;
 col_idtab_t col_site_tab;

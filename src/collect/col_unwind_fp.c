@@ -29,11 +29,33 @@
 _Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
 static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
 
+/* The memo's header and arrays, for n visits, in one mapping (or, with
+ * base NULL, its size). */
+static size_t memo_carve(col_fp_memo_t *m, size_t n)
+{
+    size_t off = sizeof *m;
+    col_fp_visit_t *w = col_memo_layout(m, &off, n * sizeof *w);
+    col_chk_t *chk = col_memo_layout(m, &off, n * sizeof *chk);
+    uintptr_t *fp = col_memo_layout(m, &off, n * sizeof *fp);
+    uintptr_t *next = col_memo_layout(m, &off, n * sizeof *next);
+    uintptr_t *ip = col_memo_layout(m, &off, n * sizeof *ip);
+    uint32_t *node = col_memo_layout(m, &off, n * sizeof *node);
+    if (m) {
+        m->w = w;
+        m->chk = chk;
+        m->tmp_fp = fp;
+        m->tmp_next = next;
+        m->tmp_ip = ip;
+        m->tmp_node = node;
+    }
+    return off;
+}
+
 void col_unwind_fp_thread_exit(void)
 {
     tls_exited = 1;
     if (col_fp_memo) {
-        munmap(col_fp_memo, sizeof *col_fp_memo);
+        munmap(col_fp_memo, memo_carve(NULL, (size_t)col_config.max_depth + 1));
         col_fp_memo = NULL;
     }
 }
@@ -42,7 +64,11 @@ UT_COLD static col_fp_memo_t *memo_new(void)
 {
     if (tls_exited)
         return NULL;
-    return col_fp_memo = col_vm_map(sizeof(col_fp_memo_t));
+    size_t n = (size_t)col_config.max_depth + 1;
+    col_fp_memo_t *m = col_vm_map(memo_carve(NULL, n));
+    if (m)
+        memo_carve(m, n);
+    return col_fp_memo = m;
 }
 
 UT_INLINE int is_self(uintptr_t ip)
