@@ -238,11 +238,11 @@ __attribute__((destructor(101))) static void col_boot_dtor(void)
     if (col_state != COL_READY || col_proc.pid != (int)getpid())
         return;
     int saved_errno = errno;
-    col_tls_guard++;
+    int top = col_guard_enter();
     col_unwind_report();
     col_writer_lock();
     col_flush(COL_FLUSH_FINAL);
     col_writer_unlock();
-    col_tls_guard--;
+    col_guard_leave(top);
     errno = saved_errno;
 }

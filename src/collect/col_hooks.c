@@ -19,11 +19,12 @@
 
 UT_EXPORT void *malloc(size_t size)
 {
-    if (!HOOK_FAST())
+    col_thread_t *t = col_tls_fast;
+    if (UT_UNLIKELY(t == NULL))
         return col_cold_malloc(size);
     void *p = col_real.malloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc_inline(p, size, HOOK_FRAME);
+        col_record_alloc_fast(t, p, size, HOOK_FRAME);
     return p;
 }
 
@@ -34,11 +35,12 @@ UT_EXPORT void free(void *ptr)
 
 UT_EXPORT void *calloc(size_t n, size_t size)
 {
-    if (!HOOK_FAST())
+    col_thread_t *t = col_tls_fast;
+    if (UT_UNLIKELY(t == NULL))
         return col_cold_calloc(n, size);
     void *p = col_real.calloc(n, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc_inline(p, n * size, HOOK_FRAME); /* no overflow: calloc succeeded */
+        col_record_alloc_fast(t, p, n * size, HOOK_FRAME); /* no overflow: calloc succeeded */
     return p;
 }
 

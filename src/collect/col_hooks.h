@@ -8,8 +8,9 @@
 #include "collect/col_hooks_cold.h"
 #include "collect/col_record.h"
 
-/* The collector is ready and this thread is not inside heapscope. */
-#define COL_HOOK_FAST() (UT_LIKELY(col_state == COL_READY) && UT_LIKELY(!col_tls_guard))
+/* The thread's state, when the collector is ready, the thread attached and
+ * not inside heapscope; else NULL (the cold paths decide). */
+#define COL_HOOK_FAST() UT_LIKELY(col_tls_fast != NULL)
 /* The hook's own frame: the unwinders start at its caller. */
 #define COL_HOOK_FRAME __builtin_frame_address(0)
 
@@ -19,11 +20,12 @@ UT_INLINE void col_hook_free(void *ptr)
 {
     if (UT_UNLIKELY(ptr == NULL))
         return;
-    if (!COL_HOOK_FAST()) {
+    col_thread_t *t = col_tls_fast;
+    if (UT_UNLIKELY(t == NULL)) {
         col_cold_free(ptr);
         return;
     }
-    if (UT_LIKELY(col_record_free_inline(ptr)))
+    if (UT_LIKELY(col_record_free_fast(t, ptr)))
         col_real.free(ptr);
 }
 

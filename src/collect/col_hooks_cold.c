@@ -2,7 +2,7 @@
  *
  * Three situations land here:
  *  - the collector has not started: start it, then take the normal path;
- *  - this thread is inside heapscope (col_tls_guard): call the real
+ *  - this thread is inside heapscope (col_inside): call the real
  *    function, record nothing;
  *  - the real allocator is not known yet (dlsym is resolving it on this
  *    thread): serve the block from the static bootstrap arena.  Such blocks
@@ -23,7 +23,7 @@ static int cold_mode(void)
 {
     if (col_state == COL_UNINIT)
         col_boot_init();
-    if (col_state == COL_READY && !col_tls_guard)
+    if (col_state == COL_READY && !col_inside())
         return 1;
     return col_real.malloc ? 0 : -1;
 }

@@ -24,7 +24,6 @@
 
 #include "collect/col_hooks.h"
 
-#define HOOK_FAST() COL_HOOK_FAST()
 #define HOOK_FRAME COL_HOOK_FRAME
 
 /* std::nothrow_t, passed by reference: any address will do. */
@@ -75,13 +74,14 @@ UT_COLD UT_NOINLINE static void *cold_new(size_t size, size_t align)
 #define NEW_BODY(name, align, nothrow)                                                           \
     size_t n = size ? size : 1;                                                                \
     void *p = NULL;                                                                            \
-    if (HOOK_FAST()) {                                                                         \
+    col_thread_t *t = col_tls_fast;                                                            \
+    if (UT_LIKELY(t != NULL)) {                                                                \
         if ((align) <= 16)                                                                     \
             p = col_real.malloc(n);                                                            \
         else if (col_real.posix_memalign(&p, (align), n) != 0)                                 \
             p = NULL;                                                                          \
         if (UT_LIKELY(p != NULL)) {                                                            \
-            col_record_alloc_inline(p, n, HOOK_FRAME);                                         \
+            col_record_alloc_fast(t, p, n, HOOK_FRAME);                                        \
             return p;                                                                          \
         }                                                                                      \
     } else if ((p = cold_new(n, (align))) != NULL) {                                           \

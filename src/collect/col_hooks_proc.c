@@ -16,7 +16,7 @@ extern char **environ;
 
 static int active(void)
 {
-    return col_state == COL_READY && !col_tls_guard;
+    return col_state == COL_READY && !col_inside();
 }
 
 UT_EXPORT void *dlopen(const char *file, int mode)
@@ -31,11 +31,11 @@ UT_EXPORT void *dlopen(const char *file, int mode)
     void *h = col_real.dlopen(file, mode);
     if (h && active()) {
         int saved = errno;
-        col_tls_guard++;
+        int top = col_guard_enter();
         col_writer_lock();
         col_modules_scan();
         col_writer_unlock();
-        col_tls_guard--;
+        col_guard_leave(top);
         errno = saved;
     }
     return h;
@@ -51,20 +51,20 @@ UT_EXPORT int dlclose(void *handle)
     int on = active();
     if (on) {
         /* the stacks recorded so far belong before the module's unload */
-        col_tls_guard++;
+        int top = col_guard_enter();
         col_writer_lock();
         col_modules_scan();
         col_writer_unlock();
-        col_tls_guard--;
+        col_guard_leave(top);
     }
     int rc = col_real.dlclose(handle);
     if (on) {
         int saved = errno;
-        col_tls_guard++;
+        int top = col_guard_enter();
         col_writer_lock();
         col_modules_scan();
         col_writer_unlock();
-        col_tls_guard--;
+        col_guard_leave(top);
         errno = saved;
     }
     return rc;
@@ -77,11 +77,11 @@ static void before_exec(void)
     if (!active() || (int)getpid() != col_proc.pid)
         return;
     int saved = errno;
-    col_tls_guard++;
+    int top = col_guard_enter();
     col_writer_lock();
     col_flush(COL_FLUSH_EXEC);
     col_writer_unlock();
-    col_tls_guard--;
+    col_guard_leave(top);
     errno = saved;
 }
 
@@ -175,8 +175,8 @@ UT_EXPORT int execle(const char *path, const char *arg, ...)
  * write it here (fork children commonly leave this way). */
 UT_EXPORT void _exit(int status)
 {
-    if (col_state == COL_READY && !col_tls_guard && (int)getpid() == col_proc.pid) {
-        col_tls_guard++;
+    if (col_state == COL_READY && !col_inside() && (int)getpid() == col_proc.pid) {
+        col_guard_enter(); /* never left: the process ends */
         col_writer_lock();
         col_flush(COL_FLUSH_FINAL);
         col_writer_unlock();

@@ -208,6 +208,37 @@ typedef struct col_thread {
 
 extern _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
 
+/* The calling thread's state when its next allocation may take the fast
+ * path: set while the thread is attached and not inside heapscope, NULL
+ * otherwise (the hooks test only this).  A fast-path recording clears it
+ * for its own duration, so that a signal handler's malloc passes through;
+ * other code of heapscope brackets itself with col_guard_enter/leave. */
+extern _Thread_local col_thread_t *col_tls_fast __attribute__((tls_model("initial-exec")));
+
+/* Inside heapscope: a guarded region, or a fast-path recording. */
+UT_INLINE int col_inside(void)
+{
+    return col_tls_guard != 0 || (col_tls_self != NULL && col_tls_fast == NULL);
+}
+
+/* Enter a guarded region; returns what col_guard_leave needs: whether the
+ * region is outermost and outside any recording, so that leaving it
+ * re-enables the fast path (for the thread's state, maybe just attached). */
+UT_INLINE int col_guard_enter(void)
+{
+    int top = col_tls_guard == 0 && (col_tls_fast != NULL || col_tls_self == NULL);
+    col_tls_fast = NULL;
+    col_tls_guard++;
+    return top;
+}
+
+UT_INLINE void col_guard_leave(int top)
+{
+    col_tls_guard--;
+    if (top)
+        col_tls_fast = col_tls_self;
+}
+
 int col_thread_init(void);                /* once, at start */
 col_thread_t *col_thread_attach(void);   /* cold: state for this thread */
 int col_thread_max_live(void);           /* most threads alive at once */

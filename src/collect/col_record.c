@@ -175,15 +175,21 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     return site;
 }
 
-/* The hooks that do not inline the fast paths call these. */
+/* The hooks that do not inline the fast paths, and the cold paths, call
+ * these. */
 void col_record_alloc(void *ptr, size_t size, const void *frame)
 {
-    col_record_alloc_inline(ptr, size, frame);
+    col_thread_t *t = col_tls_fast;
+    if (t != NULL)
+        col_record_alloc_fast(t, ptr, size, frame);
+    else
+        col_record_alloc_cold(ptr, size, frame);
 }
 
 int col_record_free(void *ptr)
 {
-    return col_record_free_inline(ptr);
+    col_thread_t *t = col_tls_fast;
+    return t != NULL ? col_record_free_fast(t, ptr) : col_record_free_cold(ptr);
 }
 
 void col_record_take(void *ptr, col_taken_t *tk)
@@ -205,26 +211,31 @@ void col_record_restore(col_taken_t *tk)
 
 void col_record_commit_free(col_taken_t *tk)
 {
-    col_thread_t *t = col_tls_self;
-    if (UT_UNLIKELY(t == NULL)) {
-        int saved = errno;
-        col_tls_guard++;
-        t = col_thread_attach();
-        col_tls_guard--;
-        errno = saved;
-        if (t == NULL)
-            return;
+    col_thread_t *t = col_tls_fast;
+    if (UT_LIKELY(t != NULL)) {
+        col_tls_fast = NULL;
+        if (tk->valid)
+            col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
+        else
+            UT_BUMP(t->n_unknown_frees, 1);
+        col_tls_fast = t;
+        return;
     }
-    col_tls_guard++;
-    if (t->shared)
-        col_thread_lock_shared();
-    if (tk->valid)
-        col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
-    else
-        UT_BUMP(t->n_unknown_frees, 1);
-    if (t->shared)
-        col_thread_unlock_shared();
-    col_tls_guard--;
+    int saved = errno;
+    int top = col_guard_enter();
+    t = col_thread_attach();
+    if (t != NULL) {
+        if (t->shared)
+            col_thread_lock_shared();
+        if (tk->valid)
+            col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
+        else
+            UT_BUMP(t->n_unknown_frees, 1);
+        if (t->shared)
+            col_thread_unlock_shared();
+    }
+    col_guard_leave(top);
+    errno = saved;
 }
 
 /* ---- cold paths ---------------------------------------------------------- */
@@ -234,7 +245,7 @@ void col_record_commit_free(col_taken_t *tk)
 UT_COLD void col_record_alloc_cold(void *ptr, size_t size, const void *frame)
 {
     int saved = errno;
-    col_tls_guard = 1;
+    int top = col_guard_enter();
     col_thread_t *t = col_thread_attach();
     if (t != NULL) {
         uint32_t node = col_unwind(t, frame, 0);
@@ -246,7 +257,7 @@ UT_COLD void col_record_alloc_cold(void *ptr, size_t size, const void *frame)
         if (t->shared)
             col_thread_unlock_shared();
     }
-    col_tls_guard = 0;
+    col_guard_leave(top); /* the fast path is open to the thread from now on */
     errno = saved;
 }
 
@@ -265,7 +276,7 @@ UT_COLD int col_record_free_cold(void *ptr)
     if (col_boot_owns(ptr))
         return 0;
     int saved = errno;
-    col_tls_guard = 1;
+    int top = col_guard_enter();
     col_thread_t *t = col_thread_attach();
     if (t != NULL) {
         if (t->shared)
@@ -278,7 +289,7 @@ UT_COLD int col_record_free_cold(void *ptr)
         if (t->shared)
             col_thread_unlock_shared();
     }
-    col_tls_guard = 0;
+    col_guard_leave(top);
     errno = saved;
     return 1;
 }

@@ -118,18 +118,14 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t site,
 }
 
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
- * is `frame` (built with a frame pointer; unwinding starts at its caller).
- * The common case first: the stack is one the thread allocated from
- * lately, found by the hook's frame and return address (col_sc_entry_t)
- * with every stack word its walk read unchanged; no unwinding. */
-UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame)
+ * is `frame` (built with a frame pointer; unwinding starts at its caller),
+ * on thread state t, which was col_tls_fast.  The common case first: the
+ * stack is one the thread allocated from lately, found by the hook's frame
+ * and return address (col_sc_entry_t) with every stack word its walk read
+ * unchanged; no unwinding. */
+UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, const void *frame)
 {
-    col_thread_t *t = col_tls_self;
-    if (UT_UNLIKELY(t == NULL)) {
-        col_record_alloc_cold(ptr, size, frame);
-        return;
-    }
-    col_tls_guard = 1;
+    col_tls_fast = NULL; /* a signal handler's malloc must not touch t now */
     uint64_t key = col_size_key(size);
     uintptr_t ra = ((const uintptr_t *)frame)[1];
     col_sc_set_t *set = &t->sc[col_sc_index(frame, ra)];
@@ -142,25 +138,23 @@ UT_INLINE void col_record_alloc_inline(void *ptr, size_t size, const void *frame
         site = col_record_walk(t, frame, key, set); /* the other way first */
     }
     col_account_alloc(t, ptr, size, site);
-    col_tls_guard = 0;
+    col_tls_fast = t;
 }
 
-/* ptr (not NULL) is about to be freed.  Returns 0 when the real free
- * must not see it: a block of the bootstrap arena (col_boot.c), which the
- * shadow never knows, so only an unknown block is asked about. */
-UT_INLINE int col_record_free_inline(void *ptr)
+/* ptr (not NULL) is about to be freed, on thread state t, which was
+ * col_tls_fast.  Returns 0 when the real free must not see it: a block of
+ * the bootstrap arena (col_boot.c), which the shadow never knows, so only
+ * an unknown block is asked about. */
+UT_INLINE int col_record_free_fast(col_thread_t *t, void *ptr)
 {
-    col_thread_t *t = col_tls_self;
-    if (UT_UNLIKELY(t == NULL))
-        return col_record_free_cold(ptr);
-    col_tls_guard = 1; /* a signal handler's malloc must not touch t now */
+    col_tls_fast = NULL;
     uint32_t v = col_shadow_take(ptr);
     int real = 1;
     if (UT_LIKELY(v != 0))
         col_account_free(t, ptr, v >> COL_TAG_BITS, col_block_size(ptr, v));
     else
         real = col_record_unknown_free(t, ptr);
-    col_tls_guard = 0;
+    col_tls_fast = t;
     return real;
 }
 

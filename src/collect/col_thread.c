@@ -18,6 +18,7 @@
 #include "common/ut_spin.h"
 
 _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
+_Thread_local col_thread_t *col_tls_fast __attribute__((tls_model("initial-exec")));
 static _Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
 
 static col_thread_t *registry;          /* all states, newest first */
@@ -62,7 +63,7 @@ static void on_thread_exit(void *arg)
 {
     col_thread_t *t = arg;
     int saved = errno;
-    col_tls_guard++;
+    int top = col_guard_enter();
     col_record_publish_thread(t);
     t->last_alloc = NULL;
     col_tls_self = NULL;
@@ -73,7 +74,7 @@ static void on_thread_exit(void *arg)
     update_slack();
     __atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
     ut_spin_unlock(&registry_lock);
-    col_tls_guard--;
+    col_guard_leave(top); /* col_tls_self is NULL now: so is col_tls_fast */
     errno = saved;
 }
 

@@ -85,7 +85,7 @@ int col_writer_start(void)
 {
     if (__atomic_exchange_n(&starting, 1, __ATOMIC_ACQ_REL))
         return 0;
-    col_tls_guard++;
+    int top = col_guard_enter();
     int rc = -1;
     wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd >= 0) {
@@ -104,7 +104,7 @@ int col_writer_start(void)
     if (rc != 0)
         col_log("heapscope: cannot start the writer thread; the profile is written at exit only\n");
     __atomic_store_n(&running, rc == 0, __ATOMIC_RELEASE);
-    col_tls_guard--;
+    col_guard_leave(top);
     return rc;
 }
 
