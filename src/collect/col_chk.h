@@ -51,13 +51,19 @@ UT_INLINE void col_chk_pair(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi)
     c->at = (const col_v2u_t *)a;
 }
 
-/* Do all checks in [c, end) hold? */
+/* Do all checks in [c, end) hold?  Two at a time, into two accumulators:
+ * the loads are independent, only the ors chain. */
 UT_INLINE int col_chk_hold(const col_chk_t *c, const col_chk_t *end)
 {
-    col_v2_t diff = {0, 0};
-    for (; c < end; c++)
-        diff |= (*c->at ^ c->want) & c->mask;
-    return (diff[0] | diff[1]) == 0;
+    col_v2_t d0 = {0, 0}, d1 = {0, 0};
+    for (; end - c >= 2; c += 2) {
+        d0 |= (*c[0].at ^ c[0].want) & c[0].mask;
+        d1 |= (*c[1].at ^ c[1].want) & c[1].mask;
+    }
+    if (c < end)
+        d0 |= (*c->at ^ c->want) & c->mask;
+    d0 |= d1;
+    return (d0[0] | d0[1]) == 0;
 }
 
 #endif
