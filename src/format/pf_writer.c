@@ -19,11 +19,17 @@ static int buf_reserve(pf_buf_t *b, size_t more)
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + more)
         cap *= 2;
-    void *d = b->data ? mremap(b->data, b->cap, cap, MREMAP_MAYMOVE)
-                      : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* a new mapping and a copy, not mremap: ThreadSanitizer does not see
+     * mremap, and would take the moved pages for whatever used that
+     * address before (tests/tsan) */
+    void *d = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (d == MAP_FAILED) {
         b->failed = 1;
         return -1;
+    }
+    if (b->data) {
+        memcpy(d, b->data, b->len);
+        munmap(b->data, b->cap);
     }
     b->data = d;
     b->cap = cap;
