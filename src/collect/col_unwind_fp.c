@@ -101,20 +101,32 @@ UT_INLINE int frames_upto(const col_fp_memo_t *m, int i)
     return i + 1 - m->stop;
 }
 
-uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
+/* The first frame of the walk from the hook's frame: frame itself, checked
+ * to lie on the stack between lo (the walker's own frame) and the stack's
+ * top, past heapscope's own frames.  Sets *hi to the top; 0 if the frame
+ * or a link between heapscope's frames is not plausible. */
+UT_INLINE uintptr_t walk_start(const col_thread_t *t, const void *frame, uintptr_t lo,
+                               uintptr_t *hi_out)
 {
-    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
     uintptr_t hi = col_fp_stack_top(t, lo);
     uintptr_t fp = (uintptr_t)frame;
     if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
         return 0;
-    /* heapscope's own frames */
     while (is_self(((const uintptr_t *)fp)[1])) {
         uintptr_t next = ((const uintptr_t *)fp)[0];
         if (!col_fp_next_ok(fp, next, hi))
             return 0;
         fp = next;
     }
+    *hi_out = hi;
+    return fp;
+}
+
+uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
+{
+    uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
+    if (fp == 0)
+        return 0;
     col_fp_memo_t *m = col_fp_memo;
     if (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL) {
         uintptr_t ips[COL_MAX_DEPTH];
@@ -209,17 +221,10 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
                         unsigned *flags)
 {
-    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t hi = col_fp_stack_top(t, lo);
-    uintptr_t fp = (uintptr_t)frame, code_lo = 0, code_hi = 0;
-    if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
+    uintptr_t hi, code_lo = 0, code_hi = 0;
+    uintptr_t fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
+    if (fp == 0)
         return 0;
-    while (is_self(((const uintptr_t *)fp)[1])) {
-        uintptr_t next = ((const uintptr_t *)fp)[0];
-        if (!col_fp_next_ok(fp, next, hi))
-            return 0;
-        fp = next;
-    }
     int n = 0;
     for (;;) {
         const uintptr_t *f = (const uintptr_t *)fp;
