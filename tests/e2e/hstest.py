@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -182,17 +183,22 @@ class Test:
                           timeout, expect_rc)
 
     def _exec(self, argv, outpath, env, stdin, cwd, timeout, expect_rc):
-        try:
-            cp = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE,
+        # its own process group, so that a program that hangs is killed
+        # with `heapscope run` (which waits for it) and does not outlive us
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=self.env(env),
-                                cwd=cwd or self.dir, timeout=timeout)
+                                cwd=cwd or self.dir, start_new_session=True)
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
             raise HsError("timed out after %ss: %s" % (timeout, " ".join(argv)))
-        r = RunResult(cp.returncode, cp.stdout, cp.stderr, outpath, argv)
-        if expect_rc is not None and cp.returncode != expect_rc:
-            sys.stderr.write(cp.stderr.decode("utf-8", "replace"))
+        r = RunResult(proc.returncode, out, err, outpath, argv)
+        if expect_rc is not None and proc.returncode != expect_rc:
+            sys.stderr.write(err.decode("utf-8", "replace"))
             raise HsError("%s exited %d, expected %d"
-                          % (" ".join(argv), cp.returncode, expect_rc))
+                          % (" ".join(argv), proc.returncode, expect_rc))
         return r
 
     # ---- reports ------------------------------------------------------------
