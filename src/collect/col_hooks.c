@@ -48,19 +48,7 @@ UT_EXPORT void *realloc(void *ptr, size_t size)
 {
     if (!HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr)))
         return col_cold_realloc(ptr, size);
-    if (ptr == NULL)
-        return malloc(size);
-    col_taken_t old;
-    col_record_take(ptr, &old);
-    void *p = col_real.realloc(ptr, size);
-    if (UT_UNLIKELY(p == NULL && size != 0)) {
-        col_record_restore(&old); /* failed: the old block lives on */
-        return NULL;
-    }
-    col_record_commit_free(&old);
-    if (p != NULL)
-        col_record_alloc(p, size, HOOK_FRAME);
-    return p;
+    return col_hook_realloc(ptr, size, HOOK_FRAME);
 }
 
 UT_EXPORT void *reallocarray(void *ptr, size_t n, size_t size)

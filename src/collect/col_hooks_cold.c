@@ -14,8 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect/col_hooks_cold.h"
-#include "collect/col_internal.h"
+#include "collect/col_hooks.h"
 
 /* 1 if the caller should record the call, 0 to pass it through, -1 if the
  * real allocator is unknown (use the bootstrap arena). */
@@ -80,7 +79,9 @@ void *col_cold_realloc(void *ptr, size_t size)
         return ptr ? NULL : col_boot_alloc(size, 16);
     if (!mode)
         return col_real.realloc(ptr, size);
-    return realloc(ptr, size); /* now ready: the normal hook */
+    /* not through realloc(): its fast-path test fails again for a thread
+     * not attached yet, or past its exit (the late-events state) */
+    return col_hook_realloc(ptr, size, __builtin_frame_address(0));
 }
 
 int col_cold_posix_memalign(void **out, size_t align, size_t size)

@@ -12,6 +12,11 @@ chain_start 1 / 16; realloc_to_zero frees 224 bytes in 4 blocks.
 Temporaries are only asserted where no realloc is involved: whether a block
 freed by a realloc counts as freed "before the thread allocated again" is
 the collector's choice.
+
+hs_realloc_thread: realloc as a thread's first allocation call (of a block
+from another thread, and of NULL), and in a key destructor after
+heapscope's own ran.  Each once hung the program; now each is counted at
+its own site, with no unknown free.
 """
 import hstest
 
@@ -51,6 +56,20 @@ def main(t):
     t.check_no_site(p, "realloc_fail")      # a failed realloc is not counted
     t.eq("number of stacks that allocated", 5, len(p.alloc_stacks))
     t.check_summary(p, final=True, unknown_frees=0, **EXPECT)
+    t.check_consistent(p)
+
+    r = t.run("hs_realloc_thread", out="realloc_thread.hsp", timeout=60)
+    t.eq("hs_realloc_thread stdout", b"realloc threads done\n", r.stdout)
+    p = t.report(r.out)
+    t.check_site(p, "handed_source", allocations=1, bytes_allocated=24, frees=1,
+                 bytes_freed=24, leaked_bytes=0)
+    t.check_site(p, "first_is_realloc", allocations=1, bytes_allocated=200, frees=1,
+                 bytes_freed=200, leaked_bytes=0)
+    t.check_site(p, "first_is_realloc_null", allocations=1, bytes_allocated=48, frees=1,
+                 bytes_freed=48, leaked_bytes=0)
+    t.check_site(p, "late_realloc", allocations=2, bytes_allocated=168, frees=2,
+                 bytes_freed=168, leaked_bytes=0)
+    t.check_summary(p, final=True, unknown_frees=0, lost_allocations=0)
     t.check_consistent(p)
 
 
