@@ -8,8 +8,8 @@
  * every site are merged across all thread states at every flush.
  *
  * Runs with the writer lock and the re-entrancy guard held.  Its tables
- * are mapped (col_vm.c), so the program's arenas never hold them; only the
- * small per-record buffer comes from the real allocator. */
+ * are mapped (col_vm.c) and so are the format writer's buffers, so the
+ * program's arenas never hold them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

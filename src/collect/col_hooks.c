@@ -14,9 +14,6 @@
 
 #include "collect/col_hooks.h"
 
-#define HOOK_FAST() COL_HOOK_FAST()
-#define HOOK_FRAME COL_HOOK_FRAME
-
 UT_EXPORT void *malloc(size_t size)
 {
     col_thread_t *t = col_tls_fast;
@@ -24,7 +21,7 @@ UT_EXPORT void *malloc(size_t size)
         return col_cold_malloc(size);
     void *p = col_real.malloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc_fast(t, p, size, HOOK_FRAME);
+        col_record_alloc_fast(t, p, size, COL_HOOK_FRAME);
     return p;
 }
 
@@ -40,15 +37,15 @@ UT_EXPORT void *calloc(size_t n, size_t size)
         return col_cold_calloc(n, size);
     void *p = col_real.calloc(n, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc_fast(t, p, n * size, HOOK_FRAME); /* no overflow: calloc succeeded */
+        col_record_alloc_fast(t, p, n * size, COL_HOOK_FRAME); /* no overflow: calloc succeeded */
     return p;
 }
 
 UT_EXPORT void *realloc(void *ptr, size_t size)
 {
-    if (!HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr)))
+    if (!COL_HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr)))
         return col_cold_realloc(ptr, size);
-    return col_hook_realloc(ptr, size, HOOK_FRAME);
+    return col_hook_realloc(ptr, size, COL_HOOK_FRAME);
 }
 
 UT_EXPORT void *reallocarray(void *ptr, size_t n, size_t size)
@@ -62,51 +59,51 @@ UT_EXPORT void *reallocarray(void *ptr, size_t n, size_t size)
 
 UT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
-    if (!HOOK_FAST())
+    if (!COL_HOOK_FAST())
         return col_cold_posix_memalign(out, align, size);
     int rc = col_real.posix_memalign(out, align, size);
     if (UT_LIKELY(rc == 0))
-        col_record_alloc(*out, size, HOOK_FRAME);
+        col_record_alloc(*out, size, COL_HOOK_FRAME);
     return rc;
 }
 
 UT_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
-    if (!HOOK_FAST() || !col_real.aligned_alloc)
+    if (!COL_HOOK_FAST() || !col_real.aligned_alloc)
         return col_cold_aligned(COL_ALIGNED_ALLOC, align, size);
     void *p = col_real.aligned_alloc(align, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size, HOOK_FRAME);
+        col_record_alloc(p, size, COL_HOOK_FRAME);
     return p;
 }
 
 UT_EXPORT void *memalign(size_t align, size_t size)
 {
-    if (!HOOK_FAST() || !col_real.memalign)
+    if (!COL_HOOK_FAST() || !col_real.memalign)
         return col_cold_aligned(COL_MEMALIGN, align, size);
     void *p = col_real.memalign(align, size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size, HOOK_FRAME);
+        col_record_alloc(p, size, COL_HOOK_FRAME);
     return p;
 }
 
 UT_EXPORT void *valloc(size_t size)
 {
-    if (!HOOK_FAST() || !col_real.valloc)
+    if (!COL_HOOK_FAST() || !col_real.valloc)
         return col_cold_aligned(COL_VALLOC, 0, size);
     void *p = col_real.valloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size, HOOK_FRAME);
+        col_record_alloc(p, size, COL_HOOK_FRAME);
     return p;
 }
 
 UT_EXPORT void *pvalloc(size_t size)
 {
-    if (!HOOK_FAST() || !col_real.pvalloc)
+    if (!COL_HOOK_FAST() || !col_real.pvalloc)
         return col_cold_aligned(COL_PVALLOC, 0, size);
     void *p = col_real.pvalloc(size);
     if (UT_LIKELY(p != NULL))
-        col_record_alloc(p, size, HOOK_FRAME);
+        col_record_alloc(p, size, COL_HOOK_FRAME);
     return p;
 }
 

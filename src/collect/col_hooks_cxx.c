@@ -24,8 +24,6 @@
 
 #include "collect/col_hooks.h"
 
-#define HOOK_FRAME COL_HOOK_FRAME
-
 /* std::nothrow_t, passed by reference: any address will do. */
 static const char nothrow_dummy;
 
@@ -81,7 +79,7 @@ UT_COLD UT_NOINLINE static void *cold_new(size_t size, size_t align)
         else if (col_real.posix_memalign(&p, (align), n) != 0)                                 \
             p = NULL;                                                                          \
         if (UT_LIKELY(p != NULL)) {                                                            \
-            col_record_alloc_fast(t, p, n, HOOK_FRAME);                                        \
+            col_record_alloc_fast(t, p, n, COL_HOOK_FRAME);                                    \
             return p;                                                                          \
         }                                                                                      \
     } else if ((p = cold_new(n, (align))) != NULL) {                                           \

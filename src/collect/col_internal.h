@@ -1,15 +1,18 @@
 /* col_internal.h - shared state and internal API of the preload collector.
  *
  * Reading order for a newcomer: col_hooks.c (the interposed malloc family)
- * -> col_record.c (what one allocation or free updates) -> col_thread.c
- * (per-thread counter tables) -> col_stack.c (unique stacks) ->
- * col_shadow.c (live blocks) -> col_writer.c / col_flush.c (the profile).
+ * -> col_record.h / col_record.c (what one allocation or free updates) ->
+ * col_unwind_fp.c, col_dwarf.c (the stack, as a node of the call tree) ->
+ * col_node.c / col_site.c (the call tree; allocation sites) ->
+ * col_thread.c (per-thread counters) -> col_shadow.c (live blocks) ->
+ * col_writer.c / col_flush.c (the profile).
  *
  * Threading model: every program thread owns a col_thread_t and is the only
  * writer of its counters; the writer thread reads them with relaxed loads.
- * Unique stacks are interned in one process-wide, insert-only table that is
- * read without locks.  Live blocks are found by address in a shadow map.
- * Nothing on the allocation path takes a lock, does I/O or calls malloc.
+ * The call tree and the sites are process-wide, insert-only tables read
+ * without locks (col_idtab.h).  Live blocks are found by address in a
+ * shadow map.  Nothing on the allocation path takes a lock, does I/O or
+ * calls malloc.
  */
 #ifndef COL_INTERNAL_H
 #define COL_INTERNAL_H
@@ -52,7 +55,7 @@ void col_config_load(void);
 void *col_vm_map(size_t size);                  /* zeroed, MAP_NORESERVE; NULL */
 void *col_vm_map_populated(size_t size);        /* the same, every page mapped now */
 void col_vm_unmap(void *p, size_t size);        /* p may be NULL */
-void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* mremap; NULL */
+void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* moved; NULL */
 
 /* ---- real allocator (col_boot.c) -------------------------------------- */
 

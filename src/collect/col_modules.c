@@ -5,8 +5,8 @@
  * epoch of the scan that noticed it.  Epochs let the profile writer place
  * call-tree nodes between the right MODULE_LOAD and MODULE_UNLOAD records
  * (docs/FORMAT.md).  Scans run under the writer lock, never on the
- * allocation path; their memory comes from the real allocator (the guard is
- * set by the caller). */
+ * allocation path; the module list comes from the real allocator (the guard
+ * is set by the caller), the code ranges the unwinder reads from mmap. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>

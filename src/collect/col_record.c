@@ -209,15 +209,21 @@ void col_record_restore(col_taken_t *tk)
     col_shadow_set(tk->ptr, tk->value);
 }
 
+/* The free of a taken block, on t. */
+static void account_taken(col_thread_t *t, const col_taken_t *tk)
+{
+    if (tk->valid)
+        col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
+    else
+        UT_BUMP(t->n_unknown_frees, 1);
+}
+
 void col_record_commit_free(col_taken_t *tk)
 {
     col_thread_t *t = col_tls_fast;
     if (UT_LIKELY(t != NULL)) {
         col_tls_fast = NULL;
-        if (tk->valid)
-            col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
-        else
-            UT_BUMP(t->n_unknown_frees, 1);
+        account_taken(t, tk);
         col_tls_fast = t;
         return;
     }
@@ -227,10 +233,7 @@ void col_record_commit_free(col_taken_t *tk)
     if (t != NULL) {
         if (t->shared)
             col_thread_lock_shared();
-        if (tk->valid)
-            col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
-        else
-            UT_BUMP(t->n_unknown_frees, 1);
+        account_taken(t, tk);
         if (t->shared)
             col_thread_unlock_shared();
     }

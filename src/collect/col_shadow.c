@@ -2,10 +2,11 @@
  *
  * A two-level shadow map: the block's address, shifted right by the
  * granule (32 bytes under glibc, whose live blocks are never closer; 8
- * otherwise), indexes a 32-bit value: (stack id << 8) | slack, where slack
- * = malloc_usable_size - requested size.  Leaves of 2^20 values are
- * reserved with MAP_NORESERVE on first use, so only pages of the map that
- * cover real heap cost memory (4 bytes per 32-byte granule at most).
+ * otherwise), indexes a 32-bit value: (site << 8) | tag, the block's
+ * allocation site and how to find its size (col_record.h).  Leaves of 2^20
+ * values are reserved with MAP_NORESERVE on first use, so only pages of the
+ * map that cover real heap cost memory (4 bytes per 32-byte granule at
+ * most).
  *
  * Blocks whose slack does not fit in 8 bits (page-rounded mmapped chunks,
  * large alignments, other allocators' size classes) keep their exact size

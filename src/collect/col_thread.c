@@ -37,10 +37,7 @@ static void update_slack(void)
 
 static col_thread_t *state_new(void)
 {
-    col_thread_t *t = col_vm_map(sizeof *t);
-    if (!t)
-        return NULL;
-    return t;
+    return col_vm_map(sizeof(col_thread_t));
 }
 
 static void set_stack_bounds(col_thread_t *t)
