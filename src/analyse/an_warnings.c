@@ -48,8 +48,9 @@ int an_warnings_add(an_model_t *m)
                             an_units_count(s->untracked_allocations, a));
     if (s->lost_allocations)
         rc |= an_model_warn(m,
-                            "%s allocations lost: counted in the totals but without a stack "
-                            "(a per-thread table was full)",
+                            "%s allocations lost: counted in the totals and on the stack "
+                            "with no frames, without their own stack (the collector's call "
+                            "tree or site table was full)",
                             an_units_count(s->lost_allocations, a));
     if (s->shadow_overwrites)
         rc |= an_model_warn(m,

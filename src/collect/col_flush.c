@@ -115,7 +115,7 @@ typedef struct totals {
 /* Add one thread's counters of sites 1 .. nsites to m.  A counter whose
  * peak_gen is the current generation holds its share of the peak in
  * peak_*; any other has not changed since the peak, so its live partials
- * are that share.  The generation is re-read after the live values (the
+ * are that share.  The generation is read after the live values (the
  * owner saves peak_* and then publishes peak_gen before it changes the
  * live values).  Sites made after the caller read nsites wait for the
  * next flush. */
@@ -135,27 +135,21 @@ static void merge_thread(merged_t *m, uint32_t nsites, uint32_t gen, col_thread_
             uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_RELAXED);
             if (!allocs && !frees)
                 continue;
-            col_count_cold_t *c = col_count_cold(e);
-            uint64_t bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
-            uint64_t bytes_freed = __atomic_load_n(&c->bytes_freed, __ATOMIC_RELAXED);
             uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
-            int64_t pb, pk;
-            if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
-                pb = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
-            } else {
-                pk = (int64_t)(allocs - frees);
-                pb = (int64_t)(bytes - bytes_freed);
-                if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                    pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
-                    pb = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
-                }
-            }
+            /* the cold part only where the owner writes it: a read first
+             * would map the zero page there (see UT_WRITE_FIRST) */
+            col_count_cold_t *c = col_count_cold(e);
             uint64_t key = col_sites[site].key;
-            if (key <= PF_EXACT_SIZE_MAX) { /* bytes are not counted, but known */
-                bytes = allocs * key;
-                bytes_freed = frees * key;
-                pb = pk * (int64_t)key;
+            int counted = col_site_counts_bytes(site, key);
+            uint64_t bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) : allocs * key;
+            uint64_t bytes_freed =
+                counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_RELAXED) : frees * key;
+            int64_t pk = (int64_t)(allocs - frees), pb = (int64_t)(bytes - bytes_freed);
+            if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
+                /* saved before the live values above changed */
+                pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
+                pb = counted ? __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED)
+                             : pk * (int64_t)key;
             }
             merged_t *d = &m[site];
             d->allocs += allocs;

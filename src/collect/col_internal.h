@@ -43,6 +43,10 @@ typedef struct col_config {
     int root_pid;          /* HEAPSCOPE_ROOT_PID: the launcher's child */
     long fault_shadow_leaves; /* HEAPSCOPE_FAULT_SHADOW_LEAVES (tests): leaves
                                  mapped before mapping fails; -1 = never fails */
+    long fault_nodes;      /* HEAPSCOPE_FAULT_NODES (tests): the call tree is
+                              full at this many nodes; 0 = at COL_NODE_MAX */
+    long fault_sites;      /* HEAPSCOPE_FAULT_SITES (tests): the same for the
+                              sites, COL_SITE_LOST included */
 } col_config_t;
 
 extern col_config_t col_config;
@@ -370,7 +374,10 @@ typedef struct col_site {
     uint32_t unused;
 } col_site_t;
 
-#define COL_SITE_LOST 1u /* pseudo-site of blocks with no stack recorded */
+/* Pseudo-site of the blocks no site could be made for (the sites table is
+ * full): stack node 0, no frames.  Its size key (0) says nothing of their
+ * sizes, so its bytes are counted, as above PF_EXACT_SIZE_MAX. */
+#define COL_SITE_LOST 1u
 
 extern col_site_t *col_sites;      /* by id; records never change once made */
 extern col_idtab_t col_site_tab;   /* (key, node) -> id */
@@ -383,6 +390,12 @@ UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
     uint32_t id = col_idtab_find(&col_site_tab, key, node);
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key);
+}
+/* Are the bytes of a block of `size` from `site` counted (the counters'
+ * cold part), rather than known from the site's size key? */
+UT_INLINE int col_site_counts_bytes(uint32_t site, uint64_t size)
+{
+    return size > PF_EXACT_SIZE_MAX || site == COL_SITE_LOST;
 }
 void col_site_atfork_prepare(void);
 void col_site_atfork_parent(void);

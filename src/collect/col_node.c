@@ -29,9 +29,13 @@ col_node_t *col_nodes;
 col_idtab_t col_node_tab;
 uint64_t *col_node_next;
 static uint32_t count; /* last id handed out, published with release */
+static uint32_t limit; /* ids below it can be made */
 
 int col_node_init(void)
 {
+    limit = col_config.fault_nodes > 0 && col_config.fault_nodes < COL_NODE_MAX
+                ? (uint32_t)col_config.fault_nodes + 1
+                : COL_NODE_MAX;
     col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
     col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
     if (!col_nodes || !col_node_next || col_idtab_init(&col_node_tab, INDEX_INITIAL) != 0)
@@ -51,7 +55,7 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip)
     col_idtab_lock(&col_node_tab);
     uint32_t id = col_idtab_find_locked(&col_node_tab, ip, parent);
     if (id == 0) {
-        if (count + 1 >= COL_NODE_MAX || col_idtab_reserve_locked(&col_node_tab) != 0) {
+        if (count + 1 >= limit || col_idtab_reserve_locked(&col_node_tab) != 0) {
             id = COL_NODE_NONE;
         } else {
             id = count + 1;

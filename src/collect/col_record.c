@@ -30,8 +30,8 @@ static size_t usable_size(const void *ptr)
     return col_real.malloc_usable_size((void *)ptr);
 }
 
-/* The shadow tag of a block of more than PF_EXACT_SIZE_MAX bytes: its
- * slack (usable - requested) + 1 if below COL_TAG_SIDE - 1, else
+/* The shadow tag of a block whose size is not its site's key
+ * (col_site_counts_bytes): its slack (usable - requested) + 1 if below COL_TAG_SIDE - 1, else
  * COL_TAG_SIDE with the size in the side table; 0 if the side table
  * cannot take it. */
 UT_NOINLINE uint32_t col_record_big_tag(const void *ptr, size_t size)
@@ -69,17 +69,19 @@ UT_COLD void col_record_untracked(col_thread_t *t)
     UT_BUMP(t->n_untracked, 1);
 }
 
-/* The site of (node, key); lost stacks and a full site table go to the
- * pseudo-site COL_SITE_LOST. */
+/* The site of (node, key).  A stack the full call tree could not take is
+ * lost: its blocks go to node 0 (no frames) with their size key; a full
+ * site table sends them to the pseudo-site COL_SITE_LOST. */
 UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
 {
-    uint32_t site = 0;
-    if (UT_LIKELY(node != COL_NODE_NONE))
-        site = col_site_get(node, key);
+    int lost = node == COL_NODE_NONE;
+    uint32_t site = col_site_get(lost ? 0 : node, key);
     if (UT_UNLIKELY(site == 0)) {
-        UT_BUMP(t->n_lost, 1);
-        return COL_SITE_LOST;
+        lost = 1;
+        site = COL_SITE_LOST;
     }
+    if (UT_UNLIKELY(lost))
+        UT_BUMP(t->n_lost, 1);
     return site;
 }
 
@@ -147,7 +149,9 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     e = NULL;
     if (cached) {
         /* verification: the entry stays, as it would have */
-    } else if (col_unwind_memo()) {
+    } else if (col_unwind_memo() && node != COL_NODE_NONE) {
+        /* (a lost stack is not kept: each of its allocations is counted
+         * as lost, by site_get) */
         int second;
         e = sc_way(set, frame, ra, node, &second);
         if (second && e->epoch == 0) {
@@ -165,7 +169,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
           col_sites[site].key == key)) {
         site = site_get(t, node, key);
         uint64_t now = node | (uint64_t)site << 32;
-        if (next && site != COL_SITE_LOST && guess != now)
+        if (next && node != COL_NODE_NONE && site != COL_SITE_LOST && guess != now)
             __atomic_store_n(next, now, __ATOMIC_RELEASE);
     }
     if (e && e->frame && e->epoch && site != COL_SITE_LOST) {

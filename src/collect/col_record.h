@@ -14,9 +14,10 @@
  * The shadow value of a live block is (site << 8) | tag: tag 0 when the
  * block's requested size is its site's size key (every size up to
  * PF_EXACT_SIZE_MAX), so that neither the allocation nor the free reads
- * the allocator's chunk header; for larger sizes the difference to the
- * block's usable size plus one, or COL_TAG_SIDE when the exact size is in
- * the shadow's side table. */
+ * the allocator's chunk header; for larger sizes (and every block of
+ * COL_SITE_LOST, col_site_counts_bytes) the difference to the block's
+ * usable size plus one, or COL_TAG_SIDE when the exact size is in the
+ * shadow's side table. */
 #ifndef COL_RECORD_H
 #define COL_RECORD_H
 
@@ -70,13 +71,14 @@ UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
         return;
     }
     uint32_t tag = COL_TAG_EXACT;
-    if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX) && (tag = col_record_big_tag(ptr, size)) == 0) {
+    int counted = col_site_counts_bytes(site, size);
+    if (UT_UNLIKELY(counted) && (tag = col_record_big_tag(ptr, size)) == 0) {
         col_record_untracked(t);
         return;
     }
     col_peak_check(e);
     UT_BUMP(e->allocs, 1);
-    if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX))
+    if (UT_UNLIKELY(counted))
         col_record_big_bytes(&col_count_cold(e)->bytes, size); /* else allocs x key */
     if (UT_UNLIKELY(col_shadow_exchange(leaf, i, (site << COL_TAG_BITS) | tag) != 0))
         UT_BUMP(t->n_shadow_overwrites, 1);
@@ -102,7 +104,7 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t site,
     if (UT_LIKELY(e != NULL)) {
         col_peak_check(e);
         UT_BUMP(e->frees, 1);
-        if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX))
+        if (UT_UNLIKELY(col_site_counts_bytes(site, size)))
             col_record_big_bytes(&col_count_cold(e)->bytes_freed, size);
         if (ptr == t->last_alloc) {
             UT_BUMP(e->temporary, 1);

@@ -4,8 +4,9 @@
  * The shadow map stores a live block's site, so a free finds the block's
  * stack and size class without any lookup, and every thread counts events
  * in an array indexed by site id (col_thread.c).  Site 1 is the
- * pseudo-site of blocks whose stack could not be recorded (a table was
- * full): node 0, size key 0.  Lookups (col_site_get, inline in
+ * pseudo-site of the blocks no site could be made for (the table was
+ * full): node 0 (no frames), size key 0, in the index like any other, so
+ * that no second site has the same node and key.  Lookups (col_site_get, inline in
  * col_internal.h) take no lock; a new site takes the table's spinlock. */
 #include "collect/col_internal.h"
 
@@ -14,13 +15,18 @@
 col_site_t *col_sites;
 col_idtab_t col_site_tab;
 static uint32_t count; /* last id handed out, published with release */
+static uint32_t limit; /* ids below it can be made */
 
 int col_site_init(void)
 {
+    limit = col_config.fault_sites > 0 && col_config.fault_sites < COL_SITE_MAX
+                ? (uint32_t)col_config.fault_sites + 1
+                : COL_SITE_MAX;
     col_sites = col_vm_map((size_t)COL_SITE_MAX * sizeof *col_sites);
     if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL) != 0)
         return -1;
-    count = COL_SITE_LOST; /* (node 0, key 0), never in the index */
+    col_idtab_put_locked(&col_site_tab, 0, 0, COL_SITE_LOST); /* its record: zeros */
+    count = COL_SITE_LOST;
     return 0;
 }
 
@@ -34,7 +40,7 @@ UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key)
 {
     col_idtab_lock(&col_site_tab);
     uint32_t id = col_idtab_find_locked(&col_site_tab, key, node);
-    if (id == 0 && count + 1 < COL_SITE_MAX && col_idtab_reserve_locked(&col_site_tab) == 0) {
+    if (id == 0 && count + 1 < limit && col_idtab_reserve_locked(&col_site_tab) == 0) {
         id = count + 1;
         col_sites[id].key = key;
         col_sites[id].node = node;

@@ -6,6 +6,10 @@ Single thread, so the peak is exact.  The program uses write(2) only, so
 nothing else (no stdio buffer) is allocated.
 Valgrind: total heap usage 19 allocs, 15 frees, 1,305,500 bytes; in use at
 exit 305,000 bytes in 4 blocks (base_site 5,000, after_peak_site 300,000).
+
+When the collector's tables are full (forced with HEAPSCOPE_FAULT_NODES and
+HEAPSCOPE_FAULT_SITES) the stacks are lost, but not the numbers: totals,
+bytes and the peak stay exact, and the lost allocations are counted.
 """
 import hstest
 
@@ -37,6 +41,28 @@ def main(t):
     peak_ns = int(p.summary.get("peak_time_ns", -1))
     t.true("0 < peak_time_ns <= run_time_ns", 0 < peak_ns <= run_ns,
            "peak_time_ns=%d run_time_ns=%d" % (peak_ns, run_ns))
+    t.check_consistent(p)
+
+    # the call tree full after 2 nodes: the other stacks are lost, their
+    # blocks counted on the stack with no frames, each with its size
+    p = t.report(t.run("hs_peak", out="peak-nodes.hsp",
+                       env={"HEAPSCOPE_FAULT_NODES": "2"}).out)
+    t.check_summary(p, final=True, peak_bytes=1005000, **EXPECT)
+    t.true("peak-nodes: allocations lost (%s)" % p.summary.get("lost_allocations"),
+           0 < int(p.summary.get("lost_allocations", 0)) <= 19)
+    empty = [s for s in p.stacks if not s["frames"]]
+    t.eq("peak-nodes: one stack with no frames", 1, len(empty))
+    if empty:
+        t.eq("peak-nodes: its sizes are the lost blocks' sizes", True,
+             all(int(e["size_lo"]) in (100, 5000, 98304) for e in empty[0]["sizes"]))
+    t.check_consistent(p)
+    # no site can be made at all: every block on the one catch-all site
+    p = t.report(t.run("hs_peak", out="peak-sites.hsp",
+                       env={"HEAPSCOPE_FAULT_SITES": "1"}).out)
+    t.check_summary(p, final=True, peak_bytes=1005000, lost_allocations=19, **EXPECT)
+    t.eq("peak-sites: one stack holds every block", [(19, 1305500, 1000500)],
+         [(int(s["allocations"]), int(s["bytes_allocated"]), int(s["bytes_freed"]))
+          for s in p.stacks if int(s["allocations"])])
     t.check_consistent(p)
 
 
