@@ -38,44 +38,50 @@ static uint32_t sites_done;        /* sites whose node is in stack_nodes */
 static int final_done;
 static uint64_t fork_events;       /* events at fork (child) */
 
-/* Add the nodes of sites (sites_done, nsites] to the stacks; -1 without
- * memory (the rest waits for the next flush). */
-static int stacks_update(uint32_t nsites, uint32_t nnodes)
+/* Table p, of *cap entries of `size` bytes, with room for `need` (mapped,
+ * 4096 entries at first, doubled as needed): p itself, or its new place;
+ * NULL without memory (p is left as it was). */
+static void *table_fit(void *p, uint32_t *cap, uint32_t need, size_t size)
 {
-    if (nnodes + 1 > cap_seen) {
-        uint32_t cap = cap_seen ? cap_seen : 4096;
-        while (cap < nnodes + 1)
-            cap *= 2;
-        uint8_t *s = col_vm_grow(stack_seen, cap_seen, cap);
-        if (!s)
-            return -1;
-        stack_seen = s;
-        cap_seen = cap;
-    }
-    if (!nstacks) {
-        if (!(stack_nodes = col_vm_map(4096 * sizeof *stack_nodes)))
-            return -1;
-        cap_stacks = 4096;
-        stack_nodes[nstacks++] = 0;
-        stack_seen[0] = 1;
+    if (need <= *cap)
+        return p;
+    uint32_t c = *cap ? *cap : 4096;
+    while (c < need)
+        c *= 2;
+    void *q = col_vm_grow(p, (size_t)*cap * size, (size_t)c * size);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+/* Add the nodes of sites (sites_done, nsites] to the stacks; without
+ * memory, what is left waits for the next flush. */
+static void stacks_update(uint32_t nsites, uint32_t nnodes)
+{
+    uint8_t *seen = table_fit(stack_seen, &cap_seen, nnodes + 1, 1);
+    if (!seen)
+        return;
+    stack_seen = seen;
+    if (!nstacks) { /* stack 1, node 0 (no frames), is always written */
+        uint32_t *g = table_fit(NULL, &cap_stacks, 1, sizeof *g);
+        if (!g)
+            return;
+        stack_nodes = g;
+        g[nstacks++] = 0;
+        seen[0] = 1;
     }
     for (uint32_t s = sites_done + 1; s <= nsites; s++) {
         uint32_t node = col_sites[s].node;
-        if (!stack_seen[node]) {
-            if (nstacks == cap_stacks) {
-                uint32_t *g = col_vm_grow(stack_nodes, (size_t)cap_stacks * sizeof *g,
-                                          (size_t)cap_stacks * 2 * sizeof *g);
-                if (!g)
-                    return -1;
-                stack_nodes = g;
-                cap_stacks *= 2;
-            }
-            stack_nodes[nstacks++] = node;
-            stack_seen[node] = 1;
+        if (!seen[node]) {
+            uint32_t *g = table_fit(stack_nodes, &cap_stacks, nstacks + 1, sizeof *g);
+            if (!g)
+                return;
+            stack_nodes = g;
+            g[nstacks++] = node;
+            seen[node] = 1;
         }
         sites_done = s;
     }
-    return 0;
 }
 
 /* ---- merged counters ------------------------------------------------------ */
@@ -93,18 +99,12 @@ static uint32_t cap_merged;
 /* A zeroed table for sites 0 .. nsites; NULL without memory. */
 static merged_t *merge_take(uint32_t nsites)
 {
-    if (nsites + 1 > cap_merged) {
-        uint32_t cap = cap_merged ? cap_merged : 4096;
-        while (cap < nsites + 1)
-            cap *= 2;
-        merged_t *m = col_vm_grow(merged, (size_t)cap_merged * sizeof *m, (size_t)cap * sizeof *m);
-        if (!m)
-            return NULL;
-        merged = m;
-        cap_merged = cap;
-    }
-    memset(merged, 0, (size_t)(nsites + 1) * sizeof *merged);
-    return merged;
+    merged_t *m = table_fit(merged, &cap_merged, nsites + 1, sizeof *m);
+    if (!m)
+        return NULL;
+    merged = m;
+    memset(m, 0, (size_t)(nsites + 1) * sizeof *m);
+    return m;
 }
 
 typedef struct totals {
@@ -163,7 +163,7 @@ static void merge_thread(merged_t *m, uint32_t nsites, uint32_t gen, col_thread_
     }
 }
 
-/* Sum every thread's counters into m, and the totals. */
+/* Sum every thread's counters into m, and its event totals. */
 static void merge_all(merged_t *m, uint32_t nsites, totals_t *tot)
 {
     uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
@@ -176,13 +176,22 @@ static void merge_all(merged_t *m, uint32_t nsites, totals_t *tot)
         tot->events += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED) +
                        __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
     }
+}
+
+/* Add the merged counters of sites 1 .. nsites (the ones whose stacks are
+ * written) to the totals; returns how many sites have counters to write. */
+static uint32_t sum_sites(const merged_t *m, uint32_t nsites, totals_t *tot)
+{
+    uint32_t entries = 0;
     for (uint32_t s = 1; s <= nsites; s++) {
         tot->allocs += m[s].allocs;
         tot->frees += m[s].frees;
         tot->bytes += m[s].bytes;
         tot->bytes_freed += m[s].bytes_freed;
         tot->temporary += m[s].temporary;
+        entries += m[s].allocs || m[s].frees;
     }
+    return entries;
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -327,12 +336,10 @@ static uint64_t size_hi(uint64_t key)
     return (key & ~(step - 1)) + step - 1;
 }
 
-static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t nsites,
+/* The counters of the `left` sites with any (sum_sites), from site 1 on. */
+static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t left,
                            uint64_t now)
 {
-    uint32_t left = 0;
-    for (uint32_t s = 1; s <= nsites; s++)
-        left += m[s].allocs || m[s].frees;
     uint32_t s = 1;
     while (left) {
         uint32_t n = left > NODES_PER_RECORD ? NODES_PER_RECORD : left;
@@ -448,21 +455,22 @@ int col_flush(int kind)
      * nodes of every site counted are made before the site. */
     uint32_t nsites = col_site_count();
     merged_t *m = merge_take(nsites);
+    if (!m)
+        return -1;
     totals_t tot = {0};
-    int rc = -1;
-    if (m) {
-        merge_all(m, nsites, &tot);
-        rc = 0;
-    }
+    merge_all(m, nsites, &tot);
     uint32_t nnodes = col_node_count();
-    if (rc == 0)
-        stacks_update(nsites, nnodes); /* on failure, counters up to sites_done */
+    stacks_update(nsites, nnodes);
+    /* without memory for every stack, the sites up to sites_done (the
+     * others wait for the next flush, in the totals too) */
+    uint32_t entries = sum_sites(m, sites_done, &tot);
     /* a fork child that never allocated leaves no profile behind */
-    if (rc == 0 && (col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events)
+    if ((col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events)
         return 0;
-    const char *path = rc == 0 ? col_output_path() : NULL;
+    const char *path = col_output_path();
     if (!path)
         return -1;
+    int rc;
     /* A device or FIFO named as the output (col_output.c) is written
      * directly: renaming NAME.tmp over it would replace the device. */
     struct stat st;
@@ -480,7 +488,7 @@ int col_flush(int kind)
         write_info(&out, &b);
         write_modules_and_nodes(&out, &b, nnodes);
         write_stacks(&out, &b);
-        write_counters(&out, &b, m, sites_done, now);
+        write_counters(&out, &b, m, entries, now);
         write_samples(&out, &b);
         write_totals(&out, &b, &tot, now, kind == COL_FLUSH_FINAL);
         write_messages(&out, &b);
