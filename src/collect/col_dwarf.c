@@ -3,15 +3,15 @@
  * itself (see col_dwarf.h).
  *
  * A step: look the return address up in the thread's direct-mapped cache
- * (a miss parses .eh_frame, col_dwarf_parse.c), compute the CFA from rsp or
+ * (a miss parses .eh_frame, col_dwarf_rule.c), compute the CFA from rsp or
  * rbp, load the caller's return address from CFA-8 and, if the frame saved
  * it, rbp.  Every load is checked against the thread's stack bounds and the
  * CFA must grow, so a bad rule ends the walk instead of the program.
  *
- * The module table (text ranges and their .eh_frame_hdr) is rebuilt on a
- * cache miss outside every known module and after dlopen/dlclose; old
- * tables stay mapped for threads still reading them.  Memory comes from
- * mmap only. */
+ * The module table (text ranges and their .eh_frame_hdr) is rebuilt when
+ * the module map changes (col_modules.c, before it moves to the next
+ * epoch, which empties every thread's rules and memo); old tables stay
+ * mapped for threads still reading them.  Memory comes from mmap only. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <string.h>
@@ -43,7 +43,7 @@ typedef struct cache_entry {
 } cache_entry_t;
 
 /* A thread's rules and memo (col_memo.h), in one mapping with the memo's
- * arrays after them; memo.gen is the generation of the rules cached. */
+ * arrays after them; memo.epoch is the modules' epoch of the rules cached. */
 typedef struct cfi_cache {
     col_cfi_memo_t memo;
     cache_entry_t e[CACHE_SIZE];
@@ -71,7 +71,6 @@ static size_t cache_carve(cfi_cache_t *c, int max)
 }
 
 static cfi_modules_t *modules;
-unsigned col_dwarf_generation = 1;
 static int rebuild_lock;
 static _Thread_local cfi_cache_t *tls_cache __attribute__((tls_model("initial-exec")));
 _Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));
@@ -132,7 +131,6 @@ int col_dwarf_init(void)
 void col_dwarf_modules_changed(void)
 {
     modules_rebuild();
-    __atomic_add_fetch(&col_dwarf_generation, 1, __ATOMIC_RELEASE);
 }
 
 /* The module whose code holds ip, or NULL.  A miss does not rebuild the
@@ -218,11 +216,11 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     cfi_cache_t *c = tls_cache;
     if (UT_UNLIKELY(c == NULL) && (c = cache_new()) == NULL)
         return COL_UNWIND_FAIL;
-    unsigned gen = __atomic_load_n(&col_dwarf_generation, __ATOMIC_ACQUIRE);
-    if (UT_UNLIKELY(c->memo.gen != gen)) {
+    uint32_t epoch = col_modules_epoch();
+    if (UT_UNLIKELY(c->memo.epoch != epoch)) {
         memset(c->e, 0, sizeof c->e);
         c->memo.m = 0;
-        c->memo.gen = gen;
+        c->memo.epoch = epoch;
     }
     if (max > c->memo.max)
         max = c->memo.max;

@@ -25,7 +25,7 @@ void col_dwarf_thread_exit(void); /* free this thread's cache */
  * first with each frame's node, so a stack whose outer part is the
  * previous one's is walked and looked up only for its new inner frames. */
 
-/* ---- internal: the rule of one return address (col_dwarf_parse.c) -------- */
+/* ---- internal: the rule of one return address (col_dwarf_rule.c) --------- */
 
 enum { CFI_RULE_BAD = 0, CFI_RULE_OK = 1, CFI_RULE_LAST = 2 };
 

@@ -37,7 +37,8 @@ typedef struct col_config {
     int signal;            /* signal that triggers a flush, 0 = none */
     int quiet;             /* no diagnostics on stderr */
     int disabled;          /* HEAPSCOPE_DISABLE: pass everything through */
-    int verify_unwind;     /* HEAPSCOPE_UNWIND_VERIFY: check dwarf against libunwind */
+    int verify_unwind;     /* HEAPSCOPE_UNWIND_VERIFY: check every walk and the
+                              recent-stacks cache against references */
     char output[1024];     /* output file pattern (%p pid, %e program) */
     int output_explicit;   /* HEAPSCOPE_OUTPUT was set */
     int root_pid;          /* HEAPSCOPE_ROOT_PID: the launcher's child */
@@ -118,6 +119,12 @@ typedef struct col_process {
 } col_process_t;
 
 extern col_process_t col_proc;
+
+/* Is ip in heapscope's own code (a frame the unwinders skip)? */
+UT_INLINE int col_is_self(uintptr_t ip)
+{
+    return ip >= col_proc.self_lo && ip < col_proc.self_hi;
+}
 
 uint64_t col_now_ns(void);      /* CLOCK_MONOTONIC */
 
@@ -520,7 +527,7 @@ UT_INLINE int col_unwind_memo(void)
 uint32_t col_unwind_libunwind(int max);   /* libunwind for this call */
 /* Fill e with the stack the last walk of this thread found, node, from
  * the unwinder's memo; e->frame is NULL when it cannot be cached. */
-void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node);
+void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint32_t epoch);
 /* HEAPSCOPE_UNWIND_VERIFY: the cache said `cached`, the walk `node`. */
 void col_unwind_verify_cache(uint32_t cached, uint32_t node);
 uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* libunwind mode, verification */

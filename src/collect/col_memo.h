@@ -93,7 +93,7 @@ typedef struct col_cfi_new { /* a frame of the current walk */
 } col_cfi_new_t;
 
 typedef struct col_cfi_memo {
-    unsigned gen; /* col_dwarf_generation of the rules the walk used */
+    uint32_t epoch; /* col_modules_epoch() of the rules the walk used */
     int m;        /* frames in w; 0: no memo */
     int end;      /* how the walk ended after w[0]: COL_CFI_* */
     int max;      /* frames the arrays hold: the depth cap */
@@ -107,6 +107,5 @@ typedef struct col_cfi_memo {
 } col_cfi_memo_t;
 
 extern _Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));
-extern unsigned col_dwarf_generation; /* bumped when the module map changes */
 
 #endif

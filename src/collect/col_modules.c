@@ -217,9 +217,11 @@ int col_modules_scan(void)
     seen_adds = c[0];
     seen_subs = c[1];
     if (s.changed) {
+        /* the epoch last: a walk that read the old one may have used the
+         * new tables, and is redone; never the other way round */
         exec_ranges_rebuild();
-        __atomic_add_fetch(&col_modules_epoch_value, 1, __ATOMIC_RELEASE);
         col_unwind_modules_changed();
+        __atomic_add_fetch(&col_modules_epoch_value, 1, __ATOMIC_RELEASE);
     }
     return s.changed;
 }

@@ -1,8 +1,9 @@
 /* col_record.c - the recording paths that are not the common case (the
- * common case is inline in the hooks, col_record.h): a stack that is not
- * the previous walk's, a site new to the thread's cache, sizes above
- * PF_EXACT_SIZE_MAX, a thread's first event and events after its exit,
- * realloc's two halves, and the global heap counter and peak.
+ * common case is inline in the hooks, col_record.h): a stack not in way 0
+ * of the thread's cache of recent stacks (the other way, or a walk), a
+ * size new to a cached stack, sizes above PF_EXACT_SIZE_MAX, a thread's
+ * first event and events after its exit, realloc's two halves, and the
+ * global heap counter and peak.
  *
  * No locks, syscalls or malloc here either, but for the UT_COLD functions
  * at the bottom (a thread attaching, the late-events state's lock). */
@@ -97,9 +98,10 @@ UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, u
 }
 
 /* The way of set to keep the stack `node` of frame and ra in: the way
- * that saw this stack before (*second: fill its checks now); else an
- * empty way, or one waiting for its second sight, or way 1, so that way 0,
- * the fast path's, keeps a stack it can take. */
+ * that saw this stack before (*second: fill its checks now, or again if
+ * they no longer hold: a word changed, or the modules did); else an empty
+ * way, or one waiting for its second sight, or way 1, so that way 0, the
+ * fast path's, keeps a stack it can take. */
 static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
                               int *second)
 {
@@ -154,9 +156,9 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
          * as lost, by site_get) */
         int second;
         e = sc_way(set, frame, ra, node, &second);
-        if (second && e->epoch == 0) {
-            col_unwind_cache(e, frame, node);
-        } else if (!second) {
+        if (second) {
+            col_unwind_cache(e, frame, node, epoch);
+        } else {
             e->frame = frame; /* first sight; epoch 0 keeps the fast path away */
             e->ra = ra;
             e->node = node;
@@ -217,7 +219,7 @@ void col_record_restore(col_taken_t *tk)
 static void account_taken(col_thread_t *t, const col_taken_t *tk)
 {
     if (tk->valid)
-        col_account_free(t, tk->ptr, tk->value >> COL_TAG_BITS, tk->size);
+        col_account_free(t, tk->ptr, tk->value, tk->size);
     else
         UT_BUMP(t->n_unknown_frees, 1);
 }
@@ -292,7 +294,7 @@ UT_COLD int col_record_free_cold(void *ptr)
         if (v == 0)
             UT_BUMP(t->n_unknown_frees, 1);
         else
-            col_account_free(t, ptr, v >> COL_TAG_BITS, col_block_size(ptr, v));
+            col_account_free(t, ptr, v, col_block_size(ptr, v));
         if (t->shared)
             col_thread_unlock_shared();
     }

@@ -7,9 +7,10 @@
  * docs/FORMAT.md).
  *
  * This is the hot path: no locks, no syscalls, no malloc.  Everything
- * that is not the common case is a call into col_record.c: a stack that
- * is not the previous walk's, a new site, a thread's first event, a new
- * peak, sizes above PF_EXACT_SIZE_MAX.
+ * that is not the common case is a call into col_record.c: a stack not in
+ * way 0 of its set in the thread's cache of recent stacks, a size new to
+ * the cached stack, a thread's first event, a new peak, sizes above
+ * PF_EXACT_SIZE_MAX.
  *
  * The shadow value of a live block is (site << 8) | tag: tag 0 when the
  * block's requested size is its site's size key (every size up to
@@ -89,22 +90,29 @@ UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
     col_count_alloc(t);
 }
 
+/* Is the size of the block with shadow value v its site's size key?  (Else
+ * its bytes are counted: col_site_counts_bytes said so at allocation.) */
+UT_INLINE int col_tag_exact(uint32_t v)
+{
+    return (v & ((1u << COL_TAG_BITS) - 1)) == COL_TAG_EXACT;
+}
+
 /* Requested size of a live block from its shadow value. */
 UT_INLINE uint64_t col_block_size(const void *ptr, uint32_t v)
 {
-    if (UT_LIKELY((v & ((1u << COL_TAG_BITS) - 1)) == COL_TAG_EXACT))
+    if (UT_LIKELY(col_tag_exact(v)))
         return col_sites[v >> COL_TAG_BITS].key;
     return col_record_big_size(ptr, v);
 }
 
-/* A live block of `size` bytes from `site` is freed by thread t. */
-UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t site, uint64_t size)
+/* A live block of `size` bytes with shadow value v is freed by thread t. */
+UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, uint64_t size)
 {
-    col_count_t *e = col_thread_count(t, site);
+    col_count_t *e = col_thread_count(t, v >> COL_TAG_BITS);
     if (UT_LIKELY(e != NULL)) {
         col_peak_check(e);
         UT_BUMP(e->frees, 1);
-        if (UT_UNLIKELY(col_site_counts_bytes(site, size)))
+        if (UT_UNLIKELY(!col_tag_exact(v)))
             col_record_big_bytes(&col_count_cold(e)->bytes_freed, size);
         if (ptr == t->last_alloc) {
             UT_BUMP(e->temporary, 1);
@@ -153,7 +161,7 @@ UT_INLINE int col_record_free_fast(col_thread_t *t, void *ptr)
     uint32_t v = col_shadow_take(ptr);
     int real = 1;
     if (UT_LIKELY(v != 0))
-        col_account_free(t, ptr, v >> COL_TAG_BITS, col_block_size(ptr, v));
+        col_account_free(t, ptr, v, col_block_size(ptr, v));
     else
         real = col_record_unknown_free(t, ptr);
     col_tls_fast = t;

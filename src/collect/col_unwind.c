@@ -45,11 +45,6 @@ void col_unwind_thread_exit(void)
     col_dwarf_thread_exit();
 }
 
-static inline int is_self(uintptr_t ip)
-{
-    return ip >= col_proc.self_lo && ip < col_proc.self_hi;
-}
-
 #define OWN_FRAMES_MAX 8
 
 /* libunwind's stack of this call, innermost first, without heapscope's
@@ -57,22 +52,20 @@ static inline int is_self(uintptr_t ip)
 UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
 {
     int want = max + OWN_FRAMES_MAX;
-    if (want > COL_MAX_DEPTH)
-        want = COL_MAX_DEPTH;
-    void *buf[COL_MAX_DEPTH];
+    void *buf[COL_MAX_DEPTH + OWN_FRAMES_MAX];
     int n = unw_backtrace(buf, want);
     if (n < 0)
         n = 0;
-    int full = n == want, skip = 0;
-    while (skip < n && is_self((uintptr_t)buf[skip]))
+    int skip = 0;
+    while (skip < n && col_is_self((uintptr_t)buf[skip]))
         skip++;
-    for (int i = skip; i < n; i++)
-        ips[i - skip] = (uintptr_t)buf[i];
-    n -= skip;
-    if (n > max || (full && n == max)) {
-        n = max;
+    /* a full buffer: the stack may go on (cut), whatever heapscope's own
+     * frames took of it */
+    if (n == want || n - skip > max)
         *flags |= PF_STACK_TRUNCATED;
-    }
+    n = n - skip > max ? max : n - skip;
+    for (int i = 0; i < n; i++)
+        ips[i] = (uintptr_t)buf[skip + i];
     return n;
 }
 
@@ -136,11 +129,13 @@ void col_unwind_report(void)
 }
 
 /* The checks of the whole stack of the memo's walk, which started at
- * frame's caller: every word the walk read, and for the DWARF unwinder
- * the hook frame's own two words (the caller's rbp and return address,
- * its starting state).  The frame-pointer walk that stopped at a saved
- * frame pointer leading nowhere has that word checked as it is. */
-void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
+ * frame's caller and found node: every word the walk read, and for the
+ * DWARF unwinder the hook frame's own two words (the caller's rbp and
+ * return address, its starting state).  The frame-pointer walk that
+ * stopped at a saved frame pointer leading nowhere has that word checked
+ * as it is.  The entry is stamped with epoch, read before the walk: a
+ * module change during the walk leaves it stale, never wrongly valid. */
+void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint32_t epoch)
 {
     const uintptr_t *f = (const uintptr_t *)frame;
     uint32_t n = 0;
@@ -148,7 +143,7 @@ void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
     if (col_config.unwinder == PF_UNWIND_FP) {
         const col_fp_memo_t *m = col_fp_memo;
         if (!m || m->m <= m->stop || m->w[m->m - 1].fp != (uintptr_t)frame ||
-            (uint32_t)m->m > COL_SC_CHKS)
+            m->w[m->m - 1].node != node || (uint32_t)m->m > COL_SC_CHKS)
             return;
         n = (uint32_t)m->m;
         memcpy(e->chk, m->chk, n * sizeof *e->chk);
@@ -157,7 +152,8 @@ void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
                          m->chk[0].want[1]);
     } else if (col_config.unwinder == PF_UNWIND_DWARF) {
         const col_cfi_memo_t *m = col_cfi_memo;
-        if (!m || m->m <= 0 || m->w[m->m - 1].sp != (uintptr_t)frame + 16)
+        if (!m || m->m <= 0 || m->w[m->m - 1].sp != (uintptr_t)frame + 16 ||
+            m->w[m->m - 1].node != node)
             return;
         n = m->w[m->m - 1].chk_end + 1;
         if (n > COL_SC_CHKS)
@@ -170,7 +166,7 @@ void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
     e->ra = f[1];
     e->node = node;
     e->nchk = n;
-    e->epoch = col_sc_epoch();
+    e->epoch = epoch;
     e->key = UINT64_MAX; /* no size has this key */
     e->frame = frame;
 }

@@ -71,11 +71,6 @@ UT_COLD static col_fp_memo_t *memo_new(void)
     return col_fp_memo = m;
 }
 
-UT_INLINE int is_self(uintptr_t ip)
-{
-    return ip >= col_proc.self_lo && ip < col_proc.self_hi;
-}
-
 /* Is ra code?  The module of the previous hit is tried first. */
 UT_INLINE int is_code(uintptr_t ra, uintptr_t *lo, uintptr_t *hi)
 {
@@ -112,7 +107,7 @@ UT_INLINE uintptr_t walk_start(const col_thread_t *t, const void *frame, uintptr
     uintptr_t fp = (uintptr_t)frame;
     if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
         return 0;
-    while (is_self(((const uintptr_t *)fp)[1])) {
+    while (col_is_self(((const uintptr_t *)fp)[1])) {
         uintptr_t next = ((const uintptr_t *)fp)[0];
         if (!col_fp_next_ok(fp, next, hi))
             return 0;
@@ -127,8 +122,11 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
     if (fp == 0)
         return 0;
+    /* A stack other than the thread's own (a coroutine's, which may be
+     * unmapped later) is walked without the memo: its checks, and the
+     * recent-stacks cache's copies of them, would read it again. */
     col_fp_memo_t *m = col_fp_memo;
-    if (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL) {
+    if (UT_UNLIKELY(fp < t->stack_lo) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
         uintptr_t ips[COL_MAX_DEPTH];
         unsigned flags = 0;
         int n = col_unwind_fp_plain(t, (const void *)fp, ips, col_config.max_depth, &flags);

@@ -7,7 +7,8 @@ allocation the recorder's cache of recent stacks would have answered, its
 answer is compared with the walk's.  Programs with many different stacks
 (python3 running a script, C++ with templates and exceptions, threads,
 deep recursion where every stack is new, stacks cut by the depth cap) must
-show not a single difference."""
+show not a single difference; and a stack whose cache entry a dlopen made
+stale must be cached again."""
 import re
 import hstest
 
@@ -97,6 +98,17 @@ def main(t):
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])
     check(t, "threads-fp", "hs_threads", [], 16000, opts=["--unwind", "fp"], cached=10000)
+    # a dlopen makes every cache entry stale: the stack is cached again
+    # (2 x 1000 allocations, each round's first two walked)
+    for mode in ("dwarf", "fp"):
+        p = check(t, "cache-epoch-" + mode, "hs_cache_epoch", [t.prog("hs_plugin")], 2000,
+                  opts=["--unwind", mode], cached=1990)
+        if p is not None:
+            own = [s for s in p.stacks_with("loop_site")
+                   if not any(hstest.frame_matches(f, "reload") for f in s["frames"])]
+            t.eq("cache-epoch-%s: loop_site's own allocations, bytes, frees" % mode,
+                 (2000, 80000, 2000), tuple(sum(int(s[k]) for s in own) for k in
+                                            ("allocations", "bytes_allocated", "frees")))
 
 
 if __name__ == "__main__":

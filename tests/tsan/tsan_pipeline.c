@@ -89,7 +89,6 @@ static uint32_t stub_unwind(uint32_t guess)
 
 _Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
 _Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));
-unsigned col_dwarf_generation = 1;
 
 uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
 {
@@ -117,9 +116,9 @@ uint32_t col_unwind_libunwind(int max)
 }
 
 /* No memo of a real walk to keep: the stub's stacks are never cached. */
-void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node)
+void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint32_t epoch)
 {
-    (void)frame, (void)node;
+    (void)frame, (void)node, (void)epoch;
     e->frame = NULL;
 }
 
