@@ -327,15 +327,6 @@ static uint64_t clamp(int64_t v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-static uint64_t size_hi(uint64_t key)
-{
-    if (key <= PF_EXACT_SIZE_MAX)
-        return key;
-    unsigned top = 63u - (unsigned)__builtin_clzll(key);
-    uint64_t step = 1ull << (top - 4);
-    return (key & ~(step - 1)) + step - 1;
-}
-
 /* The counters of the `left` sites with any (sum_sites), from site 1 on. */
 static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t left,
                            uint64_t now)
@@ -352,7 +343,7 @@ static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t
                 continue;
             pf_buf_u(b, (uint64_t)col_sites[s].node + 1);
             pf_buf_u(b, col_sites[s].key);
-            pf_buf_u(b, size_hi(col_sites[s].key));
+            pf_buf_u(b, col_size_key_hi(col_sites[s].key));
             pf_buf_u(b, d->allocs);
             pf_buf_u(b, d->bytes);
             pf_buf_u(b, d->frees);

@@ -279,16 +279,30 @@ UT_INLINE col_count_t *col_thread_count(col_thread_t *t, uint32_t site)
     return e;
 }
 
+/* The width of the size bucket holding size (above PF_EXACT_SIZE_MAX):
+ * 16 buckets per power of two. */
+UT_INLINE uint64_t col_size_step(uint64_t size)
+{
+    return 1ull << (63u - (unsigned)__builtin_clzll(size) - 4);
+}
+
 /* Exact size up to PF_EXACT_SIZE_MAX, else the lowest size of its bucket
- * (16 buckets per power of two; the first, 8193..8703, starts above the
- * exact sizes). */
+ * (the first, 8193..8703, starts above the exact sizes). */
 UT_INLINE uint64_t col_size_key(uint64_t size)
 {
     if (UT_LIKELY(size <= PF_EXACT_SIZE_MAX))
         return size;
-    unsigned top = 63u - (unsigned)__builtin_clzll(size);
-    uint64_t lo = size & ~((1ull << (top - 4)) - 1);
+    uint64_t lo = size & ~(col_size_step(size) - 1);
     return lo > PF_EXACT_SIZE_MAX ? lo : PF_EXACT_SIZE_MAX + 1;
+}
+
+/* The highest size with size key key. */
+UT_INLINE uint64_t col_size_key_hi(uint64_t key)
+{
+    if (key <= PF_EXACT_SIZE_MAX)
+        return key;
+    uint64_t step = col_size_step(key);
+    return (key & ~(step - 1)) + step - 1;
 }
 
 /* ---- global heap counter and peak (col_record.c) ---------------------- */

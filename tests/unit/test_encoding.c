@@ -69,6 +69,14 @@ static void test_size_key(void)
     CHECK(col_size_key(16383) == 16384 - 512);
     CHECK(col_size_key(100000) == 98304);   /* [98304, 102399], step 4096 */
     CHECK(col_size_key(300000) == 294912);  /* [294912, 311295], step 16384 */
+    /* the highest size of each key's bucket, as the profile writes it */
+    CHECK(col_size_key_hi(8192) == 8192);
+    CHECK(col_size_key_hi(8193) == 8703);
+    CHECK(col_size_key_hi(8704) == 9215);
+    CHECK(col_size_key_hi(98304) == 102399);
+    CHECK(col_size_key_hi(294912) == 311295);
+    CHECK(col_size_key(col_size_key_hi(294912)) == 294912);
+    CHECK(col_size_key(col_size_key_hi(294912) + 1) == 311296);
 }
 
 int main(void)
