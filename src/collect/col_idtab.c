@@ -67,8 +67,10 @@ int col_idtab_reserve_locked(col_idtab_t *x)
     for (uint32_t i = 0; i <= ix->mask; i++)
         if (ix->slots[i].id)
             put(bigger, ix->slots[i].k1, ix->slots[i].k2, ix->slots[i].id);
-    /* the old index stays mapped: readers may still be probing it */
+    /* the old index stays mapped, as readers may still be probing it, but
+     * its memory goes back: a reader there sees empty slots (col_idtab.h) */
     __atomic_store_n(&x->cur, bigger, __ATOMIC_RELEASE);
+    col_vm_release(ix, sizeof *ix + ((size_t)ix->mask + 1) * sizeof(col_idtab_slot_t));
     return 0;
 }
 

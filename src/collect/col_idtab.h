@@ -16,8 +16,12 @@
  * col_idtab_find_locked (another thread may have added the key meanwhile),
  * then col_idtab_reserve_locked, then make the record the id names, then
  * col_idtab_put_locked.  A full index is replaced by one twice its size,
- * published with release; the old one stays mapped for readers still
- * probing it (they may miss the newest keys and then take the lock). */
+ * published with release.  The old one stays mapped for readers still
+ * probing it, but its pages are given back (MADV_DONTNEED): they read as
+ * zeros from then on, an empty slot, so such a reader finds nothing and
+ * takes the lock, which looks in the new index.  A reader whose slot was
+ * zeroed between its id and its key loads reads the id again after the
+ * key: 0 there means "not found", never the id of another key. */
 #ifndef COL_IDTAB_H
 #define COL_IDTAB_H
 
@@ -58,8 +62,10 @@ UT_INLINE uint32_t col_idtab_find(const col_idtab_t *x, uint64_t k1, uint32_t k2
         uint32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
         if (id == 0)
             return 0;
-        if (s->k1 == k1 && s->k2 == k2)
-            return id;
+        /* the keys are read (acquire) before the id is read again */
+        if (__atomic_load_n(&s->k1, __ATOMIC_ACQUIRE) == k1 &&
+            __atomic_load_n(&s->k2, __ATOMIC_ACQUIRE) == k2)
+            return __atomic_load_n(&s->id, __ATOMIC_RELAXED);
         i = (i + 1) & ix->mask;
     }
 }

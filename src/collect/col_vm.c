@@ -34,6 +34,14 @@ void col_vm_unmap(void *p, size_t size)
         munmap(p, size);
 }
 
+/* Give the pages of a mapping that stays mapped back to the kernel: they
+ * read as zeros (the shared zero page, no memory) until written again. */
+void col_vm_release(void *p, size_t size)
+{
+    if (p && size)
+        madvise(p, size, MADV_DONTNEED);
+}
+
 /* A new mapping and a copy, not mremap: ThreadSanitizer does not see
  * mremap (tests/tsan), and growing happens at flushes, not per event. */
 void *col_vm_grow(void *p, size_t old_size, size_t new_size)
