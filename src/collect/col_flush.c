@@ -5,7 +5,8 @@
  * as they are, in id order, each after the MODULE_LOAD/UNLOAD records of
  * the module epoch it was made in.  The stacks are the nodes that
  * allocation sites name (stack id = node id + 1), and the counters of
- * every site are merged across all thread states at every flush.
+ * every site are merged across all thread states at every flush, a leaf
+ * of 1024 sites at a time.
  *
  * Runs with the writer lock and the re-entrancy guard held.  Its tables
  * are mapped (col_vm.c) and so are the format writer's buffers, so the
@@ -91,84 +92,68 @@ typedef struct merged {
     int64_t peak_blocks, peak_bytes;
 } merged_t;
 
-/* By site id; kept mapped between flushes, so that a program with many
- * sites does not fault the whole table in again at each flush. */
-static merged_t *merged;
-static uint32_t cap_merged;
-
-/* A zeroed table for sites 0 .. nsites; NULL without memory. */
-static merged_t *merge_take(uint32_t nsites)
-{
-    merged_t *m = table_fit(merged, &cap_merged, nsites + 1, sizeof *m);
-    if (!m)
-        return NULL;
-    merged = m;
-    memset(m, 0, (size_t)(nsites + 1) * sizeof *m);
-    return m;
-}
+/* The counters of one leaf's sites, summed over the threads.  The flush
+ * merges and writes the sites a leaf at a time (write_counters), so this
+ * is all the table it needs, however many sites there are. */
+static merged_t merged[COL_COUNT_LEAF];
 
 typedef struct totals {
     uint64_t allocs, frees, bytes, bytes_freed, temporary;
     uint64_t unknown_frees, lost, overwrites, events, untracked;
 } totals_t;
 
-/* Add one thread's counters of sites 1 .. nsites to m.  A counter whose
- * peak_gen is the current generation holds its share of the peak in
- * peak_*; any other has not changed since the peak, so its live partials
- * are that share.  The generation is read after the live values (the
- * owner saves peak_* and then publishes peak_gen before it changes the
- * live values).  Sites made after the caller read nsites wait for the
- * next flush. */
-static void merge_thread(merged_t *m, uint32_t nsites, uint32_t gen, col_thread_t *t)
+/* Add thread t's counters of leaf l's sites, up to site last, to m
+ * (indexed by the site's place in the leaf).  A counter whose peak_gen is
+ * the current generation holds its share of the peak in peak_*; any other
+ * has not changed since the peak, so its live partials are that share.
+ * The generation is read after the live values (the owner saves peak_*
+ * and then publishes peak_gen before it changes the live values). */
+static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, col_thread_t *t)
 {
-    uint32_t leaves = __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE);
-    for (uint32_t l = 0; l < leaves; l++) {
-        col_count_t *leaf = __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
-        if (!leaf)
+    if (l >= __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE))
+        return;
+    col_count_t *leaf = __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
+    if (!leaf)
+        return;
+    for (uint32_t i = 0; i < COL_COUNT_LEAF; i++) {
+        uint32_t site = (l << COL_COUNT_LEAF_BITS) | i;
+        if (site > last)
+            return;
+        col_count_t *e = &leaf[i];
+        uint64_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_RELAXED);
+        uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_RELAXED);
+        if (!allocs && !frees)
             continue;
-        for (uint32_t i = 0; i < COL_COUNT_LEAF; i++) {
-            uint32_t site = (l << COL_COUNT_LEAF_BITS) | i;
-            if (site > nsites)
-                return;
-            col_count_t *e = &leaf[i];
-            uint64_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_RELAXED);
-            uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_RELAXED);
-            if (!allocs && !frees)
-                continue;
-            uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
-            /* the cold part only where the owner writes it: a read first
-             * would map the zero page there (see UT_WRITE_FIRST) */
-            col_count_cold_t *c = col_count_cold(e);
-            uint64_t key = col_sites[site].key;
-            int counted = col_site_counts_bytes(site, key);
-            uint64_t bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) : allocs * key;
-            uint64_t bytes_freed =
-                counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_RELAXED) : frees * key;
-            int64_t pk = (int64_t)(allocs - frees), pb = (int64_t)(bytes - bytes_freed);
-            if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
-                /* saved before the live values above changed */
-                pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
-                pb = counted ? __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED)
-                             : pk * (int64_t)key;
-            }
-            merged_t *d = &m[site];
-            d->allocs += allocs;
-            d->bytes += bytes;
-            d->frees += frees;
-            d->bytes_freed += bytes_freed;
-            d->temporary += temporary;
-            d->peak_blocks += pk;
-            d->peak_bytes += pb;
+        uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
+        /* the cold part only where the owner writes it: a read first
+         * would map the zero page there (see UT_WRITE_FIRST) */
+        col_count_cold_t *c = col_count_cold(e);
+        uint64_t key = col_sites[site].key;
+        int counted = col_site_counts_bytes(site, key);
+        uint64_t bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) : allocs * key;
+        uint64_t bytes_freed =
+            counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_RELAXED) : frees * key;
+        int64_t pk = (int64_t)(allocs - frees), pb = (int64_t)(bytes - bytes_freed);
+        if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
+            /* saved before the live values above changed */
+            pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
+            pb = counted ? __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED) : pk * (int64_t)key;
         }
+        merged_t *d = &m[i];
+        d->allocs += allocs;
+        d->bytes += bytes;
+        d->frees += frees;
+        d->bytes_freed += bytes_freed;
+        d->temporary += temporary;
+        d->peak_blocks += pk;
+        d->peak_bytes += pb;
     }
 }
 
-/* Sum every thread's counters into m, and its event totals. */
-static void merge_all(merged_t *m, uint32_t nsites, totals_t *tot)
+/* Every thread's event totals. */
+static void thread_totals(totals_t *tot)
 {
-    uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
     for (col_thread_t *t = col_thread_all(); t; t = t->next) {
-        merge_thread(m, nsites, gen, t);
         tot->unknown_frees += __atomic_load_n(&t->n_unknown_frees, __ATOMIC_RELAXED);
         tot->lost += __atomic_load_n(&t->n_lost, __ATOMIC_RELAXED);
         tot->untracked += __atomic_load_n(&t->n_untracked, __ATOMIC_RELAXED);
@@ -176,22 +161,6 @@ static void merge_all(merged_t *m, uint32_t nsites, totals_t *tot)
         tot->events += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED) +
                        __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
     }
-}
-
-/* Add the merged counters of sites 1 .. nsites (the ones whose stacks are
- * written) to the totals; returns how many sites have counters to write. */
-static uint32_t sum_sites(const merged_t *m, uint32_t nsites, totals_t *tot)
-{
-    uint32_t entries = 0;
-    for (uint32_t s = 1; s <= nsites; s++) {
-        tot->allocs += m[s].allocs;
-        tot->frees += m[s].frees;
-        tot->bytes += m[s].bytes;
-        tot->bytes_freed += m[s].bytes_freed;
-        tot->temporary += m[s].temporary;
-        entries += m[s].allocs || m[s].frees;
-    }
-    return entries;
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -257,15 +226,17 @@ static void write_module_unload(pf_out_t *o, pf_buf_t *b, const col_module_t *m)
     pf_out_record(o, PF_REC_MODULE_UNLOAD, b);
 }
 
-#define NODES_PER_RECORD 65536u
+/* Entries per NODES, STACKS or SAMPLES record: the record is built whole
+ * in one buffer, and 8192 entries keep that under ~0.5 MB. */
+#define RECORD_ENTRIES 8192u
 
-/* Nodes [first, last] (ids), in records of at most NODES_PER_RECORD. */
+/* Nodes [first, last] (ids), in records of at most RECORD_ENTRIES. */
 static void write_nodes(pf_out_t *o, pf_buf_t *b, uint32_t first, uint32_t last)
 {
     while (first <= last) {
         uint32_t n = last - first + 1;
-        if (n > NODES_PER_RECORD)
-            n = NODES_PER_RECORD;
+        if (n > RECORD_ENTRIES)
+            n = RECORD_ENTRIES;
         pf_buf_reset(b);
         pf_buf_u(b, first);
         pf_buf_u(b, n);
@@ -307,8 +278,8 @@ static void write_stacks(pf_out_t *o, pf_buf_t *b)
 {
     for (uint32_t first = 0; first < nstacks;) {
         uint32_t n = nstacks - first;
-        if (n > NODES_PER_RECORD)
-            n = NODES_PER_RECORD;
+        if (n > RECORD_ENTRIES)
+            n = RECORD_ENTRIES;
         pf_buf_reset(b);
         pf_buf_u(b, n);
         for (uint32_t k = first; k < first + n; k++) {
@@ -327,20 +298,29 @@ static uint64_t clamp(int64_t v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-/* The counters of the `left` sites with any (sum_sites), from site 1 on. */
-static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t left,
-                           uint64_t now)
+/* The counters of sites 1 .. last (the ones whose stacks are written),
+ * merged over the threads a leaf of sites at a time, one record per leaf
+ * with any; their sums go to the totals. */
+static void write_counters(pf_out_t *o, pf_buf_t *b, uint32_t last, uint64_t now, totals_t *tot)
 {
-    uint32_t s = 1;
-    while (left) {
-        uint32_t n = left > NODES_PER_RECORD ? NODES_PER_RECORD : left;
+    uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
+    for (uint32_t l = 0; l <= last >> COL_COUNT_LEAF_BITS; l++) {
+        memset(merged, 0, sizeof merged);
+        for (col_thread_t *t = col_thread_all(); t; t = t->next)
+            merge_thread(merged, l, last, gen, t);
+        uint32_t first = l ? 0 : 1, n = 0; /* site 0 is no site */
+        for (uint32_t i = first; i < COL_COUNT_LEAF; i++)
+            n += merged[i].allocs || merged[i].frees;
+        if (!n)
+            continue;
         pf_buf_reset(b);
         pf_buf_u(b, now);
         pf_buf_u(b, n);
-        for (uint32_t k = 0; k < n; s++) {
-            const merged_t *d = &m[s];
+        for (uint32_t i = first; i < COL_COUNT_LEAF; i++) {
+            const merged_t *d = &merged[i];
             if (!d->allocs && !d->frees)
                 continue;
+            uint32_t s = (l << COL_COUNT_LEAF_BITS) | i;
             pf_buf_u(b, (uint64_t)col_sites[s].node + 1);
             pf_buf_u(b, col_sites[s].key);
             pf_buf_u(b, col_size_key_hi(col_sites[s].key));
@@ -351,10 +331,13 @@ static void write_counters(pf_out_t *o, pf_buf_t *b, const merged_t *m, uint32_t
             pf_buf_u(b, d->temporary);
             pf_buf_u(b, clamp(d->peak_blocks));
             pf_buf_u(b, clamp(d->peak_bytes));
-            k++;
+            tot->allocs += d->allocs;
+            tot->frees += d->frees;
+            tot->bytes += d->bytes;
+            tot->bytes_freed += d->bytes_freed;
+            tot->temporary += d->temporary;
         }
         pf_out_record(o, PF_REC_COUNTERS, b);
-        left -= n;
     }
 }
 
@@ -363,7 +346,7 @@ static void write_samples(pf_out_t *o, pf_buf_t *b)
     size_t n;
     const col_sample_t *s = col_samples(&n);
     for (size_t i = 0; i < n;) {
-        size_t k = n - i > NODES_PER_RECORD ? NODES_PER_RECORD : n - i;
+        size_t k = n - i > RECORD_ENTRIES ? RECORD_ENTRIES : n - i;
         pf_buf_reset(b);
         pf_buf_u(b, k);
         for (size_t j = i; j < i + k; j++) {
@@ -445,16 +428,10 @@ int col_flush(int kind)
     /* Sites made while the counters are read wait for the next flush; the
      * nodes of every site counted are made before the site. */
     uint32_t nsites = col_site_count();
-    merged_t *m = merge_take(nsites);
-    if (!m)
-        return -1;
     totals_t tot = {0};
-    merge_all(m, nsites, &tot);
+    thread_totals(&tot);
     uint32_t nnodes = col_node_count();
     stacks_update(nsites, nnodes);
-    /* without memory for every stack, the sites up to sites_done (the
-     * others wait for the next flush, in the totals too) */
-    uint32_t entries = sum_sites(m, sites_done, &tot);
     /* a fork child that never allocated leaves no profile behind */
     if ((col_proc.flags & PF_INFO_FORKED) && tot.events == fork_events)
         return 0;
@@ -479,7 +456,9 @@ int col_flush(int kind)
         write_info(&out, &b);
         write_modules_and_nodes(&out, &b, nnodes);
         write_stacks(&out, &b);
-        write_counters(&out, &b, m, entries, now);
+        /* without memory for every stack, the sites up to sites_done (the
+         * others wait for the next flush, in the totals too) */
+        write_counters(&out, &b, sites_done, now, &tot);
         write_samples(&out, &b);
         write_totals(&out, &b, &tot, now, kind == COL_FLUSH_FINAL);
         write_messages(&out, &b);
