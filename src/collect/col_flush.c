@@ -136,7 +136,8 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
         int64_t pk = (int64_t)(allocs - frees), pb = (int64_t)(bytes - bytes_freed);
         if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
             /* saved before the live values above changed */
-            pk = __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
+            int32_t hot = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
+            pk = hot != COL_PEAK_COLD ? hot : __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
             pb = counted ? __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED) : pk * (int64_t)key;
         }
         merged_t *d = &m[i];

@@ -135,17 +135,22 @@ uint64_t col_now_ns(void);      /* CLOCK_MONOTONIC */
  * seen by one thread.  Frees of blocks allocated on other threads land in
  * the freeing thread's counters, so every field is a per-thread partial
  * sum; the writer adds them up.  What every event touches is 32 bytes;
- * the rest, touched for sizes above PF_EXACT_SIZE_MAX and at a new peak,
- * lies in the same leaf, COL_COUNT_LEAF entries further (col_count_cold). */
+ * the rest, touched only by sites whose bytes are counted
+ * (col_site_counts_bytes) and by a peak share too big for 32 bits, lies in
+ * the same leaf, COL_COUNT_LEAF entries further (col_count_cold). */
 typedef struct col_count {
     uint64_t allocs, frees, temporary;
-    uint32_t peak_gen;               /* col_heap.peak_gen when peak_* were saved */
-    uint32_t unused;
+    uint32_t peak_gen;               /* col_heap.peak_gen when the peak share was saved */
+    int32_t peak_blocks;             /* live partial at that peak, or COL_PEAK_COLD */
 } col_count_t;
 
+/* col_count_t.peak_blocks: the share is in the cold part's peak_* (the
+ * site's bytes are counted, or the live partial does not fit 32 bits). */
+#define COL_PEAK_COLD INT32_MIN
+
 typedef struct col_count_cold {
-    uint64_t bytes, bytes_freed;     /* sizes above PF_EXACT_SIZE_MAX only */
-    int64_t peak_blocks, peak_bytes; /* live partials at the last peak */
+    uint64_t bytes, bytes_freed;     /* counted sites only */
+    int64_t peak_blocks, peak_bytes; /* live partials at the last peak (COL_PEAK_COLD) */
 } col_count_cold_t;
 
 
@@ -276,7 +281,7 @@ UT_INLINE col_count_t *col_thread_count(col_thread_t *t, uint32_t site)
     if (UT_UNLIKELY(leaf == NULL))
         return col_thread_count_slow(t, site);
     col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
-    UT_WRITE_FIRST(e->unused); /* the counters are read, then written */
+    UT_WRITE_FIRST(e->peak_blocks); /* the counters are read, then written */
     return e;
 }
 

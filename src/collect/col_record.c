@@ -315,16 +315,26 @@ UT_COLD static void new_peak(int64_t h)
     }
 }
 
-/* Save the counters' live partials as their share of peak `gen`.  peak_gen
- * is stored last, with release, so the writer that sees the new generation
- * also sees the values (see col_flush.c).  The byte partials of a site
- * with an exact size are 0 here (its bytes are counted at the flush). */
-UT_COLD void col_record_save_peak(col_count_t *e, uint32_t gen)
+/* Save the counters' live partials as their share of peak `gen`.  A site
+ * of exact sizes keeps its block count in the hot part when it fits (its
+ * bytes are that times the size key), so that a peak does not touch the
+ * cold part of every such site; a counted site (counted) saves blocks and
+ * bytes in the cold part, where its bytes are.  peak_gen is stored last,
+ * with release, so the writer that sees the new generation also sees the
+ * values (see col_flush.c). */
+UT_COLD void col_record_save_peak(col_count_t *e, uint32_t gen, int counted)
 {
-    col_count_cold_t *c = col_count_cold(e);
-    UT_WRITE_FIRST(c->peak_blocks);
-    __atomic_store_n(&c->peak_blocks, (int64_t)(e->allocs - e->frees), __ATOMIC_RELAXED);
-    __atomic_store_n(&c->peak_bytes, (int64_t)(c->bytes - c->bytes_freed), __ATOMIC_RELAXED);
+    int64_t blocks = (int64_t)(e->allocs - e->frees);
+    if (!counted && blocks > COL_PEAK_COLD && blocks <= INT32_MAX) {
+        __atomic_store_n(&e->peak_blocks, (int32_t)blocks, __ATOMIC_RELAXED);
+    } else {
+        col_count_cold_t *c = col_count_cold(e);
+        UT_WRITE_FIRST(c->peak_blocks);
+        __atomic_store_n(&c->peak_blocks, blocks, __ATOMIC_RELAXED);
+        __atomic_store_n(&c->peak_bytes, counted ? (int64_t)(c->bytes - c->bytes_freed) : 0,
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&e->peak_blocks, COL_PEAK_COLD, __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&e->peak_gen, gen, __ATOMIC_RELEASE);
 }
 

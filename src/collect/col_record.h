@@ -34,7 +34,7 @@ uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key)
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
 int col_record_free_cold(void *ptr);
 int col_record_unknown_free(col_thread_t *t, const void *ptr);
-void col_record_save_peak(col_count_t *e, uint32_t gen);
+void col_record_save_peak(col_count_t *e, uint32_t gen, int counted);
 void col_record_untracked(col_thread_t *t);
 uint32_t col_record_big_tag(const void *ptr, size_t size); /* COL_TAG_*, or 0 on failure */
 uint64_t col_record_big_size(const void *ptr, uint32_t v);
@@ -42,13 +42,14 @@ void col_record_big_bytes(uint64_t *counter, uint64_t size);
 
 #define COL_TICK_EVENTS 4096
 
-/* Before changing counters: if a new peak was published since they last
- * changed, their current live partials are their share of that peak. */
-UT_INLINE void col_peak_check(col_count_t *e)
+/* Before changing counters (counted: of a site whose bytes are counted):
+ * if a new peak was published since they last changed, their current live
+ * partials are their share of that peak. */
+UT_INLINE void col_peak_check(col_count_t *e, int counted)
 {
     uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
     if (UT_UNLIKELY(e->peak_gen != gen))
-        col_record_save_peak(e, gen);
+        col_record_save_peak(e, gen, counted);
 }
 
 /* Every COL_TICK_EVENTS allocations of a thread: the writer's cold check
@@ -77,7 +78,7 @@ UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
         col_record_untracked(t);
         return;
     }
-    col_peak_check(e);
+    col_peak_check(e, counted);
     UT_BUMP(e->allocs, 1);
     if (UT_UNLIKELY(counted))
         col_record_big_bytes(&col_count_cold(e)->bytes, size); /* else allocs x key */
@@ -110,7 +111,7 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, ui
 {
     col_count_t *e = col_thread_count(t, v >> COL_TAG_BITS);
     if (UT_LIKELY(e != NULL)) {
-        col_peak_check(e);
+        col_peak_check(e, !col_tag_exact(v));
         UT_BUMP(e->frees, 1);
         if (UT_UNLIKELY(!col_tag_exact(v)))
             col_record_big_bytes(&col_count_cold(e)->bytes_freed, size);
