@@ -48,6 +48,9 @@ typedef struct col_config {
                               full at this many nodes; 0 = at COL_NODE_MAX */
     long fault_sites;      /* HEAPSCOPE_FAULT_SITES (tests): the same for the
                               sites, COL_SITE_LOST included */
+    int fault_peak_cold;   /* HEAPSCOPE_FAULT_PEAK_COLD (tests): every peak
+                              share is saved in the counters' cold part, as
+                              one beyond 32 bits is */
 } col_config_t;
 
 extern col_config_t col_config;

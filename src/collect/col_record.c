@@ -325,7 +325,7 @@ UT_COLD static void new_peak(int64_t h)
 UT_COLD void col_record_save_peak(col_count_t *e, uint32_t gen, int counted)
 {
     int64_t blocks = (int64_t)(e->allocs - e->frees);
-    if (!counted && blocks > COL_PEAK_COLD && blocks <= INT32_MAX) {
+    if (!counted && blocks > COL_PEAK_COLD && blocks <= INT32_MAX && !col_config.fault_peak_cold) {
         __atomic_store_n(&e->peak_blocks, (int32_t)blocks, __ATOMIC_RELAXED);
     } else {
         col_count_cold_t *c = col_count_cold(e);
