@@ -9,8 +9,8 @@
  * of 1024 sites at a time.
  *
  * Runs with the writer lock and the re-entrancy guard held.  Its tables
- * are mapped (col_vm.c) and so are the format writer's buffers, so the
- * program's arenas never hold them. */
+ * are mapped (col_vm.c) or static, and the format writer's buffers are
+ * mapped, so the program's arenas never hold them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

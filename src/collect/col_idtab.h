@@ -9,19 +9,23 @@
  *
  * Readers: col_idtab_find, no lock.  A slot's key is written before its id,
  * and the id is stored with release and loaded with acquire, so a reader
- * that sees an id sees its key; an id of 0 is an empty slot.  Slots never
- * change once filled.
+ * that sees an id sees its key; an id of 0 is an empty slot.  A filled slot
+ * never changes while its index is the current one.
  *
  * Writers: under the table's spinlock (col_idtab_lock), first
  * col_idtab_find_locked (another thread may have added the key meanwhile),
  * then col_idtab_reserve_locked, then make the record the id names, then
  * col_idtab_put_locked.  A full index is replaced by one twice its size,
  * published with release.  The old one stays mapped for readers still
- * probing it, but its pages are given back (MADV_DONTNEED): they read as
- * zeros from then on, an empty slot, so such a reader finds nothing and
- * takes the lock, which looks in the new index.  A reader whose slot was
- * zeroed between its id and its key loads reads the id again after the
- * key: 0 there means "not found", never the id of another key. */
+ * probing it, but its pages are given back (MADV_DONTNEED): each page
+ * reads as zeros from some moment on, empty slots, so such a reader finds
+ * nothing and takes the lock, which looks in the new index.  A reader
+ * whose slot was zeroed between its id and its key loads reads the id
+ * again after the keys: 0 there means "not found", never the id of
+ * another key.  That holds because a slot lies within one page (the
+ * header is one slot long and the mapping page-aligned): the pages of a
+ * released range are zeroed one at a time, and a slot across two could
+ * show a zeroed key beside the old id. */
 #ifndef COL_IDTAB_H
 #define COL_IDTAB_H
 
@@ -38,8 +42,13 @@ typedef struct col_idtab_slot {
 typedef struct col_idtab_index {
     uint32_t mask;
     uint32_t used;
+    uint64_t pad; /* the slots start 16 bytes in: none crosses a page */
     col_idtab_slot_t slots[];
 } col_idtab_index_t;
+
+_Static_assert(sizeof(col_idtab_index_t) == sizeof(col_idtab_slot_t) &&
+                   4096 % sizeof(col_idtab_slot_t) == 0,
+               "an index slot must not cross a page (see above)");
 
 typedef struct col_idtab {
     col_idtab_index_t *cur; /* published with release */

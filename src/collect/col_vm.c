@@ -6,6 +6,7 @@
  * Mappings are MAP_NORESERVE, so only the pages touched cost memory, and
  * what a flush frees goes back to the kernel at once. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -38,8 +39,10 @@ void col_vm_unmap(void *p, size_t size)
  * read as zeros (the shared zero page, no memory) until written again. */
 void col_vm_release(void *p, size_t size)
 {
+    int saved = errno; /* called from the allocation hooks */
     if (p && size)
         madvise(p, size, MADV_DONTNEED);
+    errno = saved;
 }
 
 /* A new mapping and a copy, not mremap: ThreadSanitizer does not see
