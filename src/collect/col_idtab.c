@@ -9,16 +9,17 @@
 static col_idtab_index_t *index_new(uint32_t cap)
 {
     int saved = errno;
-    col_idtab_index_t *ix = col_vm_map_populated(sizeof *ix + (size_t)cap * sizeof(col_idtab_slot_t));
+    col_idtab_index_t *ix = col_vm_map_populated(sizeof *ix + (size_t)cap * sizeof ix->slots[0]);
     errno = saved;
     if (ix)
         ix->mask = cap - 1;
     return ix;
 }
 
-int col_idtab_init(col_idtab_t *x, uint32_t cap)
+int col_idtab_init(col_idtab_t *x, uint32_t cap, col_idtab_key_fn *key_of)
 {
     x->lock = 0;
+    x->key_of = key_of;
     x->cur = index_new(cap);
     return x->cur ? 0 : -1;
 }
@@ -40,17 +41,16 @@ void col_idtab_reset_lock(col_idtab_t *x)
 
 uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2)
 {
-    return col_idtab_find(x, k1, k2);
+    return col_idtab_find(x, k1, k2, x->key_of);
 }
 
 static void put(col_idtab_index_t *ix, uint64_t k1, uint32_t k2, uint32_t id)
 {
-    uint32_t i = (uint32_t)col_idtab_hash(k1, k2) & ix->mask;
-    while (ix->slots[i].id)
+    uint64_t h = col_idtab_hash(k1, k2);
+    uint32_t i = (uint32_t)h & ix->mask;
+    while (ix->slots[i])
         i = (i + 1) & ix->mask;
-    ix->slots[i].k1 = k1;
-    ix->slots[i].k2 = k2;
-    __atomic_store_n(&ix->slots[i].id, id, __ATOMIC_RELEASE);
+    __atomic_store_n(&ix->slots[i], (uint64_t)id << 32 | (h >> 32), __ATOMIC_RELEASE);
     ix->used++;
 }
 
@@ -64,13 +64,18 @@ int col_idtab_reserve_locked(col_idtab_t *x)
     col_idtab_index_t *bigger = index_new((ix->mask + 1) * 2);
     if (!bigger)
         return -1;
-    for (uint32_t i = 0; i <= ix->mask; i++)
-        if (ix->slots[i].id)
-            put(bigger, ix->slots[i].k1, ix->slots[i].k2, ix->slots[i].id);
+    for (uint32_t i = 0; i <= ix->mask; i++) {
+        if (ix->slots[i]) {
+            uint32_t id = (uint32_t)(ix->slots[i] >> 32), k2;
+            uint64_t k1;
+            x->key_of(id, &k1, &k2);
+            put(bigger, k1, k2, id);
+        }
+    }
     /* the old index stays mapped, as readers may still be probing it, but
      * its memory goes back: a reader there sees empty slots (col_idtab.h) */
     __atomic_store_n(&x->cur, bigger, __ATOMIC_RELEASE);
-    col_vm_release(ix, sizeof *ix + ((size_t)ix->mask + 1) * sizeof(col_idtab_slot_t));
+    col_vm_release(ix, sizeof *ix + ((size_t)ix->mask + 1) * sizeof ix->slots[0]);
     return 0;
 }
 

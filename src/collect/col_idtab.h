@@ -7,25 +7,24 @@
  * on every allocation whose stack or size differs from the previous one,
  * by every thread, and written only when something new is seen.
  *
- * Readers: col_idtab_find, no lock.  A slot's key is written before its id,
- * and the id is stored with release and loaded with acquire, so a reader
- * that sees an id sees its key; an id of 0 is an empty slot.  A filled slot
- * never changes while its index is the current one.
+ * The index keeps no keys: a slot is 8 bytes, the id and 32 bits of the
+ * key's hash (the tag), and the key itself is read from the record the id
+ * names (the table's key_of), which never changes once made.  So an index
+ * costs 8 bytes per slot, and a slot is read in one load, never torn.
+ *
+ * Readers: col_idtab_find, no lock.  A record is written before its id is
+ * stored (with release; loaded with acquire), so a reader that sees an id
+ * sees its record; a slot of 0 is empty.
  *
  * Writers: under the table's spinlock (col_idtab_lock), first
  * col_idtab_find_locked (another thread may have added the key meanwhile),
  * then col_idtab_reserve_locked, then make the record the id names, then
  * col_idtab_put_locked.  A full index is replaced by one twice its size,
  * published with release.  The old one stays mapped for readers still
- * probing it, but its pages are given back (MADV_DONTNEED): each page
- * reads as zeros from some moment on, empty slots, so such a reader finds
- * nothing and takes the lock, which looks in the new index.  A reader
- * whose slot was zeroed between its id and its key loads reads the id
- * again after the keys: 0 there means "not found", never the id of
- * another key.  That holds because a slot lies within one page (the
- * header is one slot long and the mapping page-aligned): the pages of a
- * released range are zeroed one at a time, and a slot across two could
- * show a zeroed key beside the old id. */
+ * probing it, but its pages are given back (MADV_DONTNEED): each reads as
+ * zeros from some moment on, empty slots, so such a reader finds nothing
+ * (or, before the zeroing, a slot whose record it checks as always) and
+ * takes the lock, which looks in the new index. */
 #ifndef COL_IDTAB_H
 #define COL_IDTAB_H
 
@@ -33,25 +32,18 @@
 
 #include "common/ut_compiler.h"
 
-typedef struct col_idtab_slot {
-    uint64_t k1;
-    uint32_t k2;
-    uint32_t id; /* 0: empty; stored last, with release */
-} col_idtab_slot_t;
+/* The key of the record with id `id` (made before the id was put). */
+typedef void col_idtab_key_fn(uint32_t id, uint64_t *k1, uint32_t *k2);
 
 typedef struct col_idtab_index {
     uint32_t mask;
     uint32_t used;
-    uint64_t pad; /* the slots start 16 bytes in: none crosses a page */
-    col_idtab_slot_t slots[];
+    uint64_t slots[]; /* id << 32 | tag; 0: empty; stored with release */
 } col_idtab_index_t;
-
-_Static_assert(sizeof(col_idtab_index_t) == sizeof(col_idtab_slot_t) &&
-                   4096 % sizeof(col_idtab_slot_t) == 0,
-               "an index slot must not cross a page (see above)");
 
 typedef struct col_idtab {
     col_idtab_index_t *cur; /* published with release */
+    col_idtab_key_fn *key_of;
     int lock;
 } col_idtab_t;
 
@@ -61,26 +53,32 @@ UT_INLINE uint64_t col_idtab_hash(uint64_t k1, uint32_t k2)
     return h ^ (h >> 31);
 }
 
-/* The id of (k1, k2), or 0 if it is not in the table (yet). */
-UT_INLINE uint32_t col_idtab_find(const col_idtab_t *x, uint64_t k1, uint32_t k2)
+/* The id of (k1, k2), or 0 if it is not in the table (yet).  key_of is
+ * x's, passed here so that it is inlined. */
+UT_INLINE uint32_t col_idtab_find(const col_idtab_t *x, uint64_t k1, uint32_t k2,
+                                  col_idtab_key_fn *key_of)
 {
     const col_idtab_index_t *ix = __atomic_load_n(&x->cur, __ATOMIC_ACQUIRE);
-    uint32_t i = (uint32_t)col_idtab_hash(k1, k2) & ix->mask;
+    uint64_t h = col_idtab_hash(k1, k2);
+    uint32_t tag = (uint32_t)(h >> 32), i = (uint32_t)h & ix->mask;
     for (;;) {
-        const col_idtab_slot_t *s = &ix->slots[i];
-        uint32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
-        if (id == 0)
+        uint64_t s = __atomic_load_n(&ix->slots[i], __ATOMIC_ACQUIRE);
+        if (s == 0)
             return 0;
-        /* the keys are read (acquire) before the id is read again */
-        if (__atomic_load_n(&s->k1, __ATOMIC_ACQUIRE) == k1 &&
-            __atomic_load_n(&s->k2, __ATOMIC_ACQUIRE) == k2)
-            return __atomic_load_n(&s->id, __ATOMIC_RELAXED);
+        if ((uint32_t)s == tag) {
+            uint32_t id = (uint32_t)(s >> 32), b;
+            uint64_t a;
+            key_of(id, &a, &b);
+            if (a == k1 && b == k2)
+                return id;
+        }
         i = (i + 1) & ix->mask;
     }
 }
 
-/* An empty table of cap slots (a power of two); 0, or -1 without memory. */
-int col_idtab_init(col_idtab_t *x, uint32_t cap);
+/* An empty table of cap slots (a power of two), whose records' keys
+ * key_of gives; 0, or -1 without memory. */
+int col_idtab_init(col_idtab_t *x, uint32_t cap, col_idtab_key_fn *key_of);
 void col_idtab_lock(col_idtab_t *x);
 void col_idtab_unlock(col_idtab_t *x);
 /* After fork, in the child: the lock is free (only the forking thread is
@@ -92,7 +90,8 @@ uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2);
 /* Room for one more key (the index grows at 3/4 full: lookups are few, the
  * recorder's caches answer first); -1 without memory. */
 int col_idtab_reserve_locked(col_idtab_t *x);
-/* Add a key known to be absent, after col_idtab_reserve_locked. */
+/* Add the key of record id, known to be absent, after
+ * col_idtab_reserve_locked and after the record is made. */
 void col_idtab_put_locked(col_idtab_t *x, uint64_t k1, uint32_t k2, uint32_t id);
 
 #endif

@@ -361,6 +361,16 @@ typedef struct col_node {
 
 extern col_node_t *col_nodes;      /* by id; records never change once made */
 extern col_idtab_t col_node_tab;   /* (ip, parent) -> id */
+
+/* The index key of node id: (ip, parent), the parent of a cut stack's
+ * outermost frame being COL_NODE_TRUNC (its record says 0 and the flag). */
+UT_INLINE void col_node_key(uint32_t id, uint64_t *ip, uint32_t *parent)
+{
+    const col_node_t *n = &col_nodes[id];
+    *ip = n->ip;
+    *parent = n->parent || !(n->flags & COL_NODE_F_TRUNC) ? n->parent : COL_NODE_TRUNC;
+}
+
 int col_node_init(void);
 uint32_t col_node_count(void);     /* ids are 1 .. count */
 uint32_t col_node_add(uint32_t parent, uintptr_t ip);
@@ -372,7 +382,7 @@ UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
 {
     if (UT_UNLIKELY(parent == COL_NODE_NONE))
         return COL_NODE_NONE;
-    uint32_t id = col_idtab_find(&col_node_tab, ip, parent);
+    uint32_t id = col_idtab_find(&col_node_tab, ip, parent, col_node_key);
     return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip);
 }
 
@@ -411,6 +421,13 @@ typedef struct col_site {
 
 extern col_site_t *col_sites;      /* by id; records never change once made */
 extern col_idtab_t col_site_tab;   /* (key, node) -> id */
+
+/* The index key of site id: (size key, node). */
+UT_INLINE void col_site_key(uint32_t id, uint64_t *key, uint32_t *node)
+{
+    *key = col_sites[id].key;
+    *node = col_sites[id].node;
+}
 int col_site_init(void);
 uint32_t col_site_count(void);     /* ids are 1 .. count */
 uint32_t col_site_add(uint32_t node, uint64_t key);
@@ -418,7 +435,7 @@ uint32_t col_site_add(uint32_t node, uint64_t key);
 /* The site of (node, key), made if new; 0 if the table is full. */
 UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
-    uint32_t id = col_idtab_find(&col_site_tab, key, node);
+    uint32_t id = col_idtab_find(&col_site_tab, key, node, col_site_key);
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key);
 }
 /* Are the bytes of a block of `size` from `site` counted (the counters'

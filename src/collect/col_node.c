@@ -38,7 +38,7 @@ int col_node_init(void)
                 : COL_NODE_MAX;
     col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
     col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
-    if (!col_nodes || !col_node_next || col_idtab_init(&col_node_tab, INDEX_INITIAL) != 0)
+    if (!col_nodes || !col_node_next || col_idtab_init(&col_node_tab, INDEX_INITIAL, col_node_key) != 0)
         return -1;
     col_node_next[0] = 0; /* its first page: written before anyone reads it */
     return 0;

@@ -23,7 +23,7 @@ int col_site_init(void)
                 ? (uint32_t)col_config.fault_sites + 1
                 : COL_SITE_MAX;
     col_sites = col_vm_map((size_t)COL_SITE_MAX * sizeof *col_sites);
-    if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL) != 0)
+    if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL, col_site_key) != 0)
         return -1;
     col_idtab_put_locked(&col_site_tab, 0, 0, COL_SITE_LOST); /* its record: zeros */
     count = COL_SITE_LOST;
