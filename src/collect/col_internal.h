@@ -56,6 +56,13 @@ typedef struct col_config {
 extern col_config_t col_config;
 void col_config_load(void);
 
+/* The first id a table of ids 1 .. max - 1 cannot hand out: max, or one
+ * past the test knob `fault` (HEAPSCOPE_FAULT_NODES/_SITES) when lower. */
+UT_INLINE uint32_t col_config_id_limit(long fault, uint32_t max)
+{
+    return fault > 0 && fault < (long)max ? (uint32_t)fault + 1 : max;
+}
+
 #define COL_MAX_DEPTH 256
 
 /* ---- the collector's own memory (col_vm.c) ---------------------------- */
@@ -576,17 +583,22 @@ uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* 
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
                         unsigned *flags);
 
+/* The DWARF walk of t's stack above frame, or libunwind where it fails. */
+UT_INLINE uint32_t col_unwind_dwarf(col_thread_t *t, const void *frame, uint32_t guess)
+{
+    uint32_t node = col_dwarf_stack(frame, col_config.max_depth, col_proc.self_lo,
+                                    col_proc.self_hi, t->stack_lo, t->stack_hi, guess);
+    if (UT_UNLIKELY(node == COL_UNWIND_FAIL))
+        return col_unwind_libunwind(col_config.max_depth);
+    return node;
+}
+
 /* guess: the stack the caller expects (0: none), see col_node_stack. */
 UT_INLINE uint32_t col_unwind(col_thread_t *t, const void *frame, uint32_t guess)
 {
     if (UT_LIKELY(!col_config.verify_unwind)) {
-        if (col_config.unwinder == PF_UNWIND_DWARF) {
-            uint32_t node = col_dwarf_stack(frame, col_config.max_depth, col_proc.self_lo,
-                                            col_proc.self_hi, t->stack_lo, t->stack_hi, guess);
-            if (UT_UNLIKELY(node == COL_UNWIND_FAIL))
-                return col_unwind_libunwind(col_config.max_depth);
-            return node;
-        }
+        if (col_config.unwinder == PF_UNWIND_DWARF)
+            return col_unwind_dwarf(t, frame, guess);
         if (col_config.unwinder == PF_UNWIND_FP)
             return col_unwind_fp(t, frame, guess);
     }

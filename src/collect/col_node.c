@@ -33,9 +33,7 @@ static uint32_t limit; /* ids below it can be made */
 
 int col_node_init(void)
 {
-    limit = col_config.fault_nodes > 0 && col_config.fault_nodes < COL_NODE_MAX
-                ? (uint32_t)col_config.fault_nodes + 1
-                : COL_NODE_MAX;
+    limit = col_config_id_limit(col_config.fault_nodes, COL_NODE_MAX);
     col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
     col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
     if (!col_nodes || !col_node_next || col_idtab_init(&col_node_tab, INDEX_INITIAL, col_node_key) != 0)
@@ -103,12 +101,10 @@ static int guess_holds(uint32_t g, uint32_t base, const uintptr_t *ips, int n, u
         if (j + 1 < n)
             g = col_nodes[g].parent;
     }
-    const col_node_t *outer = &col_nodes[g];
-    if (base == COL_NODE_TRUNC)
-        return outer->parent == 0 && (outer->flags & COL_NODE_F_TRUNC);
-    if (base == 0)
-        return outer->parent == 0 && !(outer->flags & COL_NODE_F_TRUNC);
-    return outer->parent == base;
+    uint64_t ip;
+    uint32_t parent; /* as the index keys it: 0, COL_NODE_TRUNC or a node */
+    col_node_key(g, &ip, &parent);
+    return parent == base;
 }
 
 void col_node_stack(uint32_t base, const uintptr_t *ips, int n, uint32_t guess, uint32_t *out)

@@ -290,11 +290,9 @@ UT_COLD int col_record_free_cold(void *ptr)
     if (t != NULL) {
         if (t->shared)
             col_thread_lock_shared();
-        uint32_t v = col_shadow_take(ptr);
-        if (v == 0)
-            UT_BUMP(t->n_unknown_frees, 1);
-        else
-            col_account_free(t, ptr, v, col_block_size(ptr, v));
+        col_taken_t tk;
+        col_record_take(ptr, &tk);
+        account_taken(t, &tk);
         if (t->shared)
             col_thread_unlock_shared();
     }

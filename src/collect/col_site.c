@@ -19,9 +19,7 @@ static uint32_t limit; /* ids below it can be made */
 
 int col_site_init(void)
 {
-    limit = col_config.fault_sites > 0 && col_config.fault_sites < COL_SITE_MAX
-                ? (uint32_t)col_config.fault_sites + 1
-                : COL_SITE_MAX;
+    limit = col_config_id_limit(col_config.fault_sites, COL_SITE_MAX);
     col_sites = col_vm_map((size_t)COL_SITE_MAX * sizeof *col_sites);
     if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL, col_site_key) != 0)
         return -1;

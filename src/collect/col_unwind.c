@@ -181,10 +181,7 @@ uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess)
         node = col_unwind_fp(t, frame, guess);
         break;
     case PF_UNWIND_DWARF:
-        node = col_dwarf_stack(frame, max, col_proc.self_lo, col_proc.self_hi, t->stack_lo,
-                               t->stack_hi, guess);
-        if (node == COL_UNWIND_FAIL)
-            node = col_unwind_libunwind(max);
+        node = col_unwind_dwarf(t, frame, guess);
         break;
     default:
         return col_unwind_libunwind(max);
