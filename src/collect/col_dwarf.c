@@ -74,7 +74,6 @@ static cfi_modules_t *modules;
 static int rebuild_lock;
 static _Thread_local cfi_cache_t *tls_cache __attribute__((tls_model("initial-exec")));
 _Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));
-static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
 
 
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
@@ -161,7 +160,6 @@ UT_COLD static cfi_rule_t rule_miss(cache_entry_t *e, uintptr_t ra)
  * (glibc frees TLS late) fall back to libunwind instead of mapping anew. */
 void col_dwarf_thread_exit(void)
 {
-    tls_exited = 1;
     if (tls_cache) {
         col_cfi_memo = NULL;
         munmap(tls_cache, cache_carve(NULL, tls_cache->memo.max));
@@ -171,7 +169,7 @@ void col_dwarf_thread_exit(void)
 
 UT_COLD static cfi_cache_t *cache_new(void)
 {
-    if (tls_exited)
+    if (col_tls_dead)
         return NULL;
     cfi_cache_t *c = col_vm_map(cache_carve(NULL, col_config.max_depth));
     if (c)

@@ -237,6 +237,9 @@ typedef struct col_thread {
 } col_thread_t;
 
 extern _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
+/* Set when this thread's key destructor ran (col_thread.c): its state and
+ * the unwinders' memory are given back, and are not made again. */
+extern _Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's state when its next allocation may take the fast
  * path: set while the thread is attached and not inside heapscope, NULL

@@ -19,7 +19,7 @@
 
 _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
 _Thread_local col_thread_t *col_tls_fast __attribute__((tls_model("initial-exec")));
-static _Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
+_Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
 
 static col_thread_t *registry;          /* all states, newest first */
 static int registry_lock;               /* spinlock for attach/detach */

@@ -27,7 +27,6 @@
 #include "collect/col_memo.h"
 
 _Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
-static _Thread_local int tls_exited __attribute__((tls_model("initial-exec")));
 
 /* The memo's header and arrays, for n visits, in one mapping (or, with
  * base NULL, its size). */
@@ -53,7 +52,6 @@ static size_t memo_carve(col_fp_memo_t *m, size_t n)
 
 void col_unwind_fp_thread_exit(void)
 {
-    tls_exited = 1;
     if (col_fp_memo) {
         munmap(col_fp_memo, memo_carve(NULL, (size_t)col_config.max_depth + 1));
         col_fp_memo = NULL;
@@ -62,7 +60,7 @@ void col_unwind_fp_thread_exit(void)
 
 UT_COLD static col_fp_memo_t *memo_new(void)
 {
-    if (tls_exited)
+    if (col_tls_dead)
         return NULL;
     size_t n = (size_t)col_config.max_depth + 1;
     col_fp_memo_t *m = col_vm_map(memo_carve(NULL, n));
