@@ -408,8 +408,7 @@ int col_flush_finished(void)
 void col_flush_reset_child(void)
 {
     totals_t tot = {0};
-    for (col_thread_t *t = col_thread_all(); t; t = t->next)
-        tot.events += t->n_allocs + t->n_frees;
+    thread_totals(&tot);
     fork_events = tot.events;
     final_done = 0;
 }
