@@ -45,7 +45,7 @@ UT_NOINLINE uint32_t col_record_big_tag(const void *ptr, size_t size)
 
 UT_NOINLINE uint64_t col_record_big_size(const void *ptr, uint32_t v)
 {
-    uint32_t tag = v & ((1u << COL_TAG_BITS) - 1);
+    uint32_t tag = col_tag_of(v);
     if (tag == COL_TAG_SIDE)
         return col_shadow_size_take(ptr);
     return usable_size(ptr) - (tag - 1);
@@ -210,7 +210,7 @@ void col_record_restore(col_taken_t *tk)
 {
     if (!tk->valid)
         return;
-    if ((tk->value & ((1u << COL_TAG_BITS) - 1)) == COL_TAG_SIDE)
+    if (col_tag_of(tk->value) == COL_TAG_SIDE)
         col_shadow_size_put(tk->ptr, tk->size);
     col_shadow_set(tk->ptr, tk->value);
 }

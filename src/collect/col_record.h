@@ -91,11 +91,17 @@ UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
     col_count_alloc(t);
 }
 
+/* The tag of a block's shadow value v (COL_TAG_*). */
+UT_INLINE uint32_t col_tag_of(uint32_t v)
+{
+    return v & ((1u << COL_TAG_BITS) - 1);
+}
+
 /* Is the size of the block with shadow value v its site's size key?  (Else
  * its bytes are counted: col_site_counts_bytes said so at allocation.) */
 UT_INLINE int col_tag_exact(uint32_t v)
 {
-    return (v & ((1u << COL_TAG_BITS) - 1)) == COL_TAG_EXACT;
+    return col_tag_of(v) == COL_TAG_EXACT;
 }
 
 /* Requested size of a live block from its shadow value. */
