@@ -209,6 +209,19 @@ UT_INLINE uint32_t col_sc_index(const void *frame, uintptr_t ra)
     return (uint32_t)(h >> 60) & (COL_SC_SETS - 1);
 }
 
+/* The site of a (stack, size key) this thread allocated from lately, so
+ * that a stack allocating many sizes (a cached stack's entry keeps one)
+ * finds their sites without the shared site index (col_record.c).
+ * Direct-mapped; site 0: empty.  Sites are never removed, so an entry
+ * stays true. */
+#define COL_SITE_MEMO_BITS 10
+#define COL_SITE_MEMO (1u << COL_SITE_MEMO_BITS)
+typedef struct col_site_memo {
+    uint64_t key;
+    uint32_t node;
+    uint32_t site;
+} col_site_memo_t;
+
 /* Does e hold the stack above frame, whose return address is ra? */
 UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
 {
@@ -234,6 +247,9 @@ typedef struct col_thread {
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
     int shared;              /* the late-events state, used under a lock */
+    /* Owner only, last: its pages are touched only by stacks that
+     * allocate several sizes. */
+    col_site_memo_t site_memo[COL_SITE_MEMO];
 } col_thread_t;
 
 extern _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));

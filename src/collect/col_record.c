@@ -70,19 +70,30 @@ UT_COLD void col_record_untracked(col_thread_t *t)
     UT_BUMP(t->n_untracked, 1);
 }
 
-/* The site of (node, key).  A stack the full call tree could not take is
- * lost: its blocks go to node 0 (no frames) with their size key; a full
- * site table sends them to the pseudo-site COL_SITE_LOST. */
+/* The site of (node, key): from t's memo, else from the site index.  A
+ * stack the full call tree could not take is lost: its blocks go to node 0
+ * (no frames) with their size key; a full site table sends them to the
+ * pseudo-site COL_SITE_LOST.  Neither is kept in the memo, so that each
+ * lost block is counted. */
 UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
 {
     int lost = node == COL_NODE_NONE;
-    uint32_t site = col_site_get(lost ? 0 : node, key);
+    uint32_t site = lost ? 0 : col_site_memo_find(t, node, key);
+    if (site != 0)
+        return site;
+    site = col_site_get(lost ? 0 : node, key);
     if (UT_UNLIKELY(site == 0)) {
         lost = 1;
         site = COL_SITE_LOST;
     }
-    if (UT_UNLIKELY(lost))
+    if (UT_UNLIKELY(lost)) {
         UT_BUMP(t->n_lost, 1);
+        return site;
+    }
+    col_site_memo_t *m = col_site_memo(t, node, key);
+    m->key = key;
+    m->node = node;
+    m->site = site;
     return site;
 }
 

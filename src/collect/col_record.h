@@ -8,9 +8,9 @@
  *
  * This is the hot path: no locks, no syscalls, no malloc.  Everything
  * that is not the common case is a call into col_record.c: a stack not in
- * way 0 of its set in the thread's cache of recent stacks, a size new to
- * the cached stack, a thread's first event, a new peak, sizes above
- * PF_EXACT_SIZE_MAX.
+ * way 0 of its set in the thread's cache of recent stacks, a size of the
+ * cached stack not in the thread's site memo, a thread's first event, a
+ * new peak, sizes above PF_EXACT_SIZE_MAX.
  *
  * The shadow value of a live block is (site << 8) | tag: tag 0 when the
  * block's requested size is its site's size key (every size up to
@@ -134,6 +134,23 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, ui
         col_record_publish_thread(t);
 }
 
+/* t's memo entry for (node, key).  Small sizes from one stack fall in
+ * distinct entries; sizes above PF_EXACT_SIZE_MAX, keyed by bucket, have
+ * their low bits clear, hence the shift. */
+UT_INLINE col_site_memo_t *col_site_memo(col_thread_t *t, uint32_t node, uint64_t key)
+{
+    uint32_t i = (uint32_t)(key ^ (key >> 9)) + node * 0x9e3779b9u;
+    return &t->site_memo[i & (COL_SITE_MEMO - 1)];
+}
+
+/* The site of (node, key) if t's memo has it, else 0 (an empty entry's
+ * site). */
+UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t key)
+{
+    const col_site_memo_t *m = col_site_memo(t, node, key);
+    return m->node == node && m->key == key ? m->site : 0;
+}
+
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
  * is `frame` (built with a frame pointer; unwinding starts at its caller),
  * on thread state t, which was col_tls_fast.  The common case first: the
@@ -150,7 +167,9 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
     uint32_t site;
     if (UT_LIKELY(col_sc_hit(e, frame, ra, col_modules_epoch()))) {
         t->memo_node = e->node;
-        site = UT_LIKELY(key == e->key) ? e->site : col_record_entry_site(t, e, key);
+        site = UT_LIKELY(key == e->key) ? e->site : col_site_memo_find(t, e->node, key);
+        if (UT_UNLIKELY(site == 0))
+            site = col_record_entry_site(t, e, key);
     } else {
         site = col_record_walk(t, frame, key, set); /* the other way first */
     }

@@ -1,0 +1,68 @@
+"""e2e_sizes: many sizes from a few stacks (tests/progs/hs_sizes.c).
+
+Three stacks allocate 2,500 small sizes and 100 sizes above 8 KiB,
+interleaved, so that (stack, size) pairs share the entries of the
+collector's per-thread site memo and a stack's cache entry changes size
+at nearly every call.  Every size of every stack must keep its own exact
+count and bytes.  With the site table full (HEAPSCOPE_FAULT_SITES=1) no
+pair gets a site, and every one of the 12,700 allocations must be counted
+as lost: none may be answered from the memo.
+"""
+import hstest
+
+EXACT_MAX = 8192
+
+
+def bucket(size):
+    """(size_lo, size_hi) of the size histogram entry holding `size`: exact
+    up to 8 KiB, then 16 buckets per power of two (docs/FORMAT.md)."""
+    if size <= EXACT_MAX:
+        return size, size
+    step = 1 << (size.bit_length() - 1 - 4)
+    lo = size & ~(step - 1)
+    return max(lo, EXACT_MAX + 1), lo + step - 1
+
+
+def histogram(sizes_counts):
+    h = {}
+    for size, n in sizes_counts:
+        lo, hi = bucket(size)
+        e = h.setdefault((lo, hi), [0, 0])
+        e[0] += n
+        e[1] += n * size
+    return [(lo, hi, n, b) for (lo, hi), (n, b) in h.items()]
+
+
+TOTALS = dict(allocations=12700, frees=12700, bytes_allocated=27140150,
+              bytes_freed=27140150, leaked_bytes=0, leaked_allocations=0)
+
+
+def main(t):
+    r = t.run("hs_sizes", out="sizes.hsp")
+    t.eq("program stdout", b"sizes done\n", r.stdout)
+    p = t.report(r.out)
+    small = range(1, 2501)
+    big = [8193 + 997 * j for j in range(100)]
+    for name, n, sizes, temporary in (("alloc_a", 3, small, 2500),
+                                      ("alloc_b", 2, small, 5000),
+                                      ("alloc_c", 2, big, 200)):
+        nbytes = n * sum(sizes)
+        st = t.check_site(p, name, n_stacks=1, allocations=n * len(sizes),
+                          frees=n * len(sizes), bytes_allocated=nbytes,
+                          bytes_freed=nbytes, leaked_bytes=0,
+                          temporary_allocations=temporary)[0]
+        t.check_sizes(p, st, histogram((s, n) for s in sizes))
+    t.check_summary(p, final=True, lost_allocations=0, **TOTALS)
+    t.check_consistent(p)
+
+    p = t.report(t.run("hs_sizes", out="sizes-lost.hsp",
+                       env={"HEAPSCOPE_FAULT_SITES": "1"}).out)
+    t.check_summary(p, final=True, lost_allocations=12700, **TOTALS)
+    t.eq("sizes-lost: one stack holds every block", [(12700, 27140150, 27140150)],
+         [(int(s["allocations"]), int(s["bytes_allocated"]), int(s["bytes_freed"]))
+          for s in p.stacks if int(s["allocations"])])
+    t.check_consistent(p)
+
+
+if __name__ == "__main__":
+    hstest.main(main)
