@@ -172,8 +172,12 @@ UT_COLD static cfi_cache_t *cache_new(void)
     if (col_tls_dead)
         return NULL;
     cfi_cache_t *c = col_vm_map(cache_carve(NULL, col_config.max_depth));
-    if (c)
+    if (c) {
         cache_carve(c, col_config.max_depth);
+        /* no rules yet, so none of another epoch: the walk need not clear
+         * them, and the pages of the rules stay untouched until used */
+        c->memo.epoch = col_modules_epoch();
+    }
     tls_cache = c;
     col_cfi_memo = c ? &c->memo : NULL;
     return c;

@@ -116,10 +116,12 @@ col_thread_t *col_thread_attach(void)
         ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
-    /* the recent stacks were the previous owner's */
+    /* the recent stacks were the previous owner's; an entry never used is
+     * left alone, so that a new state's pages stay untouched */
     for (int i = 0; i < COL_SC_SETS; i++)
         for (int w = 0; w < COL_SC_WAYS; w++)
-            t->sc[i].way[w].frame = NULL;
+            if (t->sc[i].way[w].frame)
+                t->sc[i].way[w].frame = NULL;
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */
