@@ -90,9 +90,15 @@ UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
         UT_BUMP(t->n_lost, 1);
         return site;
     }
+    /* site last, after an empty entry's key and node: a fork taken
+     * between these stores leaves the child an empty entry, never a key
+     * paired with another key's site (the child may recycle this state) */
     col_site_memo_t *m = col_site_memo(t, node, key);
+    m->site = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->key = key;
     m->node = node;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->site = site;
     return site;
 }

@@ -96,6 +96,7 @@ col_thread_t *col_thread_attach(void)
     if (col_tls_dead)
         return shared_state;
     col_thread_t *t = NULL;
+    int fresh = 0;
     ut_spin_lock(&registry_lock);
     for (col_thread_t *s = registry; s; s = s->next)
         if (!s->shared && !__atomic_load_n(&s->in_use, __ATOMIC_ACQUIRE)) {
@@ -109,6 +110,7 @@ col_thread_t *col_thread_attach(void)
         t = state_new();
         if (!t)
             return NULL;
+        fresh = 1;
         t->in_use = 1;
         ut_spin_lock(&registry_lock);
         t->next = registry;
@@ -116,9 +118,11 @@ col_thread_t *col_thread_attach(void)
         ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
-    /* the recent stacks were the previous owner's; an entry never used is
-     * left alone, so that a new state's pages stay untouched */
-    for (int i = 0; i < COL_SC_SETS; i++)
+    /* the recent stacks were the previous owner's.  A new state's are
+     * empty and not even read: a read would map the zero page that the
+     * first write replaces (see UT_WRITE_FIRST); in a recycled one only
+     * used entries are written. */
+    for (int i = 0; i < COL_SC_SETS && !fresh; i++)
         for (int w = 0; w < COL_SC_WAYS; w++)
             if (t->sc[i].way[w].frame)
                 t->sc[i].way[w].frame = NULL;

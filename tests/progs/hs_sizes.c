@@ -11,6 +11,14 @@
  *            all temporary.
  *   alloc_c:   200 blocks, 2 of each of 100 sizes above 8 KiB:
  *            11,508,900 bytes; all temporary.
+ * Then 1,000 times: free(alloc_d(s)) for s in 48, 100, 1126, 3000.  Few
+ * pairs come between two uses of one, so 48 and 3000 are answered by the
+ * memo (its hit path); 100 and 1126 from one stack share a memo entry
+ * (1126 ^ (1126 >> 9) = 1124, and 1124 and 100 agree in their low ten
+ * bits), so each evicts the other and a memo that did not compare the
+ * key would give one the other's site.
+ *   alloc_d: 4,000 blocks, 1,000 of each: 4,274,000 bytes; all
+ *            temporary.
  * Nothing leaks.  Output through write(2) only. */
 #include <stdlib.h>
 
@@ -31,6 +39,11 @@ HS_SITE static void *alloc_b(size_t n)
 }
 
 HS_SITE static void *alloc_c(size_t n)
+{
+    return malloc(n);
+}
+
+HS_SITE static void *alloc_d(size_t n)
 {
     return malloc(n);
 }
@@ -56,6 +69,10 @@ int main(void)
             for (size_t j = 0; j < BIG; j++)
                 free(checked(alloc_c(8193 + 997 * j)));
     }
+    static const size_t cycle[] = {48, 100, 1126, 3000};
+    for (int r = 0; r < 1000; r++)
+        for (size_t i = 0; i < sizeof cycle / sizeof cycle[0]; i++)
+            free(checked(alloc_d(cycle[i])));
     hs_puts(1, "sizes done\n");
     return 0;
 }
