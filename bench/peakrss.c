@@ -17,6 +17,9 @@
  * and the largest is kept.  Signals are passed on unchanged; no system
  * call is traced, so the command runs at full speed.
  *
+ * Stopping signals are passed on like any other, so job control does not
+ * hold the command (a benchmark helper, not a general tool).
+ *
  * Writes the peak in KiB (0 if no process matched) to FILE, or to stderr;
  * exits with the command's status (128+N for a signal), 127 if it could
  * not start, 125 for a usage or ptrace error. */
@@ -35,6 +38,16 @@
 
 static pid_t seen[MAX_TRACED]; /* processes whose first stop we have had */
 static int nseen;
+
+/* pid has exited: a later process may get its number. */
+static void forget(pid_t pid)
+{
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == pid) {
+            seen[i] = seen[--nseen];
+            return;
+        }
+}
 
 /* 1 the first time pid is seen (its start-up SIGSTOP), else 0. */
 static int first_stop(pid_t pid)
@@ -124,6 +137,7 @@ int main(int argc, char **argv)
     pid_t pid;
     while ((pid = waitpid(-1, &st, __WALL)) > 0) {
         if (WIFEXITED(st) || WIFSIGNALED(st)) {
+            forget(pid);
             if (pid == child)
                 status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
             continue;
