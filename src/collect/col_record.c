@@ -70,18 +70,15 @@ UT_COLD void col_record_untracked(col_thread_t *t)
     UT_BUMP(t->n_untracked, 1);
 }
 
-/* The site of (node, key): from t's memo, else from the site index.  A
+/* The site of (node, key) from the site index, entered in t's memo.  A
  * stack the full call tree could not take is lost: its blocks go to node 0
  * (no frames) with their size key; a full site table sends them to the
  * pseudo-site COL_SITE_LOST.  Neither is kept in the memo, so that each
  * lost block is counted. */
-UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
+UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
 {
     int lost = node == COL_NODE_NONE;
-    uint32_t site = lost ? 0 : col_site_memo_find(t, node, key);
-    if (site != 0)
-        return site;
-    site = col_site_get(lost ? 0 : node, key);
+    uint32_t site = col_site_get(lost ? 0 : node, key);
     if (UT_UNLIKELY(site == 0)) {
         lost = 1;
         site = COL_SITE_LOST;
@@ -103,10 +100,19 @@ UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
     return site;
 }
 
-/* The site of (e's stack, key), kept in e for its next allocation. */
+/* The site of (node, key): from t's memo, else from the site index. */
+UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
+{
+    uint32_t site = node == COL_NODE_NONE ? 0 : col_site_memo_find(t, node, key);
+    return site != 0 ? site : site_index(t, node, key);
+}
+
+/* The site of (e's stack, key), kept in e for its next allocation.  The
+ * fast path found none for key in e (nor in the memo), so this asks the
+ * index. */
 UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key)
 {
-    uint32_t site = site_get(t, e->node, key);
+    uint32_t site = site_index(t, e->node, key);
     if (site != COL_SITE_LOST) {
         e->key = key;
         e->site = site;
