@@ -243,9 +243,9 @@ typedef struct col_thread {
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
     int shared;              /* the late-events state, used under a lock */
-    /* The rest is mapped zero and touched a page at a time, as used (a
-     * thread of a small program touches ~3 pages of the 180 KB).
-     * Counters by site id, in leaves mapped on first use (release). */
+    /* The rest (~180 KB) is mapped zero and touched a page at a time, as
+     * used.  Counters by site id, in leaves mapped on first use
+     * (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
     /* Owner only: the stacks it allocated from lately. */
     col_sc_set_t sc[COL_SC_SETS];
