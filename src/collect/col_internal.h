@@ -179,7 +179,8 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
 
 /* A stack this thread allocated from lately, found again by the hook's
  * frame and return address: its node, the size key and site of its last
- * allocation, and the checks of every stack word its walk read (col_chk.h).
+ * allocation with the thread's counters of that site, and the checks of
+ * every stack word its walk read (col_chk.h).
  * The same frame and return address with every check holding is the same
  * stack, with no walk.  Filled the second time a walk from the same frame
  * and return address finds the same stack, when its checks fit.  Two ways
@@ -195,13 +196,15 @@ typedef struct col_sc_entry {
     uint32_t epoch;     /* col_modules_epoch() of the walk */
     uint32_t nchk;
     uint32_t site;      /* of (node, key) */
-    uint64_t key;
+    uint64_t key;       /* UINT64_MAX: none */
+    col_count_t *cnt;   /* the owner's counters of site */
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
 
-typedef struct col_sc_set {
+typedef struct col_sc_set { /* 2 KB: a set is found with a shift */
     col_sc_entry_t way[COL_SC_WAYS];
-} col_sc_set_t;
+} UT_ALIGNED(64) col_sc_set_t;
+_Static_assert(sizeof(col_sc_set_t) == 2048, "a set's size is a power of two");
 
 UT_INLINE uint32_t col_sc_index(const void *frame, uintptr_t ra)
 {

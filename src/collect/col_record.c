@@ -107,16 +107,26 @@ UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
     return site != 0 ? site : site_index(t, node, key);
 }
 
+/* Keep (key, site) in e, with t's counters of site, for e's next
+ * allocation.  Not a lost site (each lost block is counted by site_get),
+ * nor one whose counters cannot be mapped. */
+static void entry_keep(col_thread_t *t, col_sc_entry_t *e, uint64_t key, uint32_t site)
+{
+    col_count_t *c = site != COL_SITE_LOST ? col_thread_count(t, site) : NULL;
+    if (c != NULL) {
+        e->key = key;
+        e->site = site;
+        e->cnt = c;
+    }
+}
+
 /* The site of (e's stack, key), kept in e for its next allocation.  The
  * fast path found none for key in e (nor in the memo), so this asks the
  * index. */
 UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key)
 {
     uint32_t site = site_index(t, e->node, key);
-    if (site != COL_SITE_LOST) {
-        e->key = key;
-        e->site = site;
-    }
+    entry_keep(t, e, key, site);
     return site;
 }
 
@@ -197,11 +207,37 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
         if (next && node != COL_NODE_NONE && site != COL_SITE_LOST && guess != now)
             __atomic_store_n(next, now, __ATOMIC_RELEASE);
     }
-    if (e && e->frame && e->epoch && site != COL_SITE_LOST) {
-        e->key = key;
-        e->site = site;
-    }
+    if (e && e->frame && e->epoch)
+        entry_keep(t, e, key, site);
     return site;
+}
+
+/* The fast path of a size above PF_EXACT_SIZE_MAX (bucketed, its bytes
+ * counted), with the same cache of recent stacks. */
+UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, const void *frame)
+{
+    col_tls_fast = NULL;
+    uint64_t key = col_size_key(size);
+    uintptr_t ra = ((const uintptr_t *)frame)[1];
+    col_sc_set_t *set = &t->sc[col_sc_index(frame, ra)];
+    col_sc_entry_t *e = &set->way[0];
+    uint32_t site;
+    if (col_sc_hit(e, frame, ra, col_modules_epoch())) {
+        t->memo_node = e->node;
+        site = key == e->key ? e->site : col_site_memo_find(t, e->node, key);
+        if (site == 0)
+            site = col_record_entry_site(t, e, key);
+    } else {
+        site = col_record_walk(t, frame, key, set);
+    }
+    col_account_alloc(t, ptr, size, site);
+    col_tls_fast = t;
+}
+
+/* A block of the pseudo-site COL_SITE_LOST (the site table is full). */
+UT_NOINLINE void col_record_account_lost(col_thread_t *t, void *ptr, size_t size)
+{
+    col_account_alloc(t, ptr, size, COL_SITE_LOST);
 }
 
 /* The hooks that do not inline the fast paths, and the cold paths, call

@@ -31,6 +31,8 @@
 /* ---- col_record.c ---- */
 uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key, col_sc_set_t *set);
 uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key);
+void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, const void *frame);
+void col_record_account_lost(col_thread_t *t, void *ptr, size_t size);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
 int col_record_free_cold(void *ptr);
 int col_record_unknown_free(col_thread_t *t, const void *ptr);
@@ -62,18 +64,18 @@ UT_INLINE void col_count_alloc(col_thread_t *t)
         col_writer_tick();
 }
 
-/* Counters, shadow and heap for a block of `size` bytes at ptr from
- * `site`. */
-UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t site)
+/* Counters e (t's of `site`, NULL if they could not be mapped), shadow
+ * and heap for a block of `size` bytes at ptr; counted:
+ * col_site_counts_bytes(site, size), a constant 0 on the fast path. */
+UT_INLINE void col_account_block(col_thread_t *t, void *ptr, size_t size, uint32_t site,
+                                 col_count_t *e, int counted)
 {
-    col_count_t *e = col_thread_count(t, site);
     uint32_t i, *leaf = col_shadow_leaf(ptr, 1, &i);
     if (UT_UNLIKELY(e == NULL || leaf == NULL)) {
         col_record_untracked(t);
         return;
     }
     uint32_t tag = COL_TAG_EXACT;
-    int counted = col_site_counts_bytes(site, size);
     if (UT_UNLIKELY(counted) && (tag = col_record_big_tag(ptr, size)) == 0) {
         col_record_untracked(t);
         return;
@@ -89,6 +91,14 @@ UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32
     if (t->pending >= __atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
     col_count_alloc(t);
+}
+
+/* Counters, shadow and heap for a block of `size` bytes at ptr from
+ * `site`. */
+UT_INLINE void col_account_alloc(col_thread_t *t, void *ptr, size_t size, uint32_t site)
+{
+    col_account_block(t, ptr, size, site, col_thread_count(t, site),
+                      col_site_counts_bytes(site, size));
 }
 
 /* The tag of a block's shadow value v (COL_TAG_*). */
@@ -153,27 +163,46 @@ UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t k
 
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
  * is `frame` (built with a frame pointer; unwinding starts at its caller),
- * on thread state t, which was col_tls_fast.  The common case first: the
- * stack is one the thread allocated from lately, found by the hook's frame
+ * on thread state t, which was col_tls_fast.  The common case first: a
+ * size up to PF_EXACT_SIZE_MAX (its own size key, its bytes not counted)
+ * from a stack the thread allocated from lately, found by the hook's frame
  * and return address (col_sc_entry_t) with every stack word its walk read
- * unchanged; no unwinding. */
+ * unchanged, and the entry's size; no unwinding, and the entry has the
+ * counters.  Larger sizes take col_record_alloc_any. */
 UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, const void *frame)
 {
+    if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX)) {
+        col_record_alloc_any(t, ptr, size, frame);
+        return;
+    }
     col_tls_fast = NULL; /* a signal handler's malloc must not touch t now */
-    uint64_t key = col_size_key(size);
     uintptr_t ra = ((const uintptr_t *)frame)[1];
     col_sc_set_t *set = &t->sc[col_sc_index(frame, ra)];
     col_sc_entry_t *e = &set->way[0];
+    int hit = col_sc_hit(e, frame, ra, col_modules_epoch());
     uint32_t site;
-    if (UT_LIKELY(col_sc_hit(e, frame, ra, col_modules_epoch()))) {
+    col_count_t *c;
+    if (UT_LIKELY(hit) && UT_LIKELY(size == e->key)) {
         t->memo_node = e->node;
-        site = UT_LIKELY(key == e->key) ? e->site : col_site_memo_find(t, e->node, key);
-        if (UT_UNLIKELY(site == 0))
-            site = col_record_entry_site(t, e, key);
+        site = e->site;
+        c = e->cnt;
     } else {
-        site = col_record_walk(t, frame, key, set); /* the other way first */
+        if (UT_LIKELY(hit)) {
+            t->memo_node = e->node;
+            site = col_site_memo_find(t, e->node, size);
+            if (UT_UNLIKELY(site == 0))
+                site = col_record_entry_site(t, e, size);
+        } else {
+            site = col_record_walk(t, frame, size, set); /* the other way first */
+        }
+        if (UT_UNLIKELY(site == COL_SITE_LOST)) { /* its bytes are counted */
+            col_record_account_lost(t, ptr, size);
+            col_tls_fast = t;
+            return;
+        }
+        c = col_thread_count(t, site);
     }
-    col_account_alloc(t, ptr, size, site);
+    col_account_block(t, ptr, size, site, c, 0);
     col_tls_fast = t;
 }
 
