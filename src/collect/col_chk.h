@@ -66,4 +66,29 @@ UT_INLINE int col_chk_hold(const col_chk_t *c, const col_chk_t *end)
     return (d0[0] | d0[1]) == 0;
 }
 
+/* col_chk_hold for an even number of checks, at least two (the recent-
+ * stacks cache pads its entries: col_chk_pad). */
+UT_INLINE int col_chk_hold_pairs(const col_chk_t *c, const col_chk_t *end)
+{
+    col_v2_t d0 = {0, 0}, d1 = {0, 0};
+    do {
+        d0 |= (*c[0].at ^ c[0].want) & c[0].mask;
+        d1 |= (*c[1].at ^ c[1].want) & c[1].mask;
+        c += 2;
+    } while (c < end);
+    d0 |= d1;
+    return (d0[0] | d0[1]) == 0;
+}
+
+/* Make n checks (at least one, at most max) even by repeating the last,
+ * which holds when it does; returns the new count. */
+UT_INLINE uint32_t col_chk_pad(col_chk_t *c, uint32_t n, uint32_t max)
+{
+    if ((n & 1) && n < max) {
+        c[n] = c[n - 1];
+        n++;
+    }
+    return n;
+}
+
 #endif

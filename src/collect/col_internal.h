@@ -188,7 +188,7 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * frame and return address and two stacks. */
 #define COL_SC_SETS 16
 #define COL_SC_WAYS 2
-#define COL_SC_CHKS 20
+#define COL_SC_CHKS 20 /* even: entries hold pairs of checks (col_chk_pad) */
 typedef struct col_sc_entry {
     const void *frame;  /* NULL: empty */
     uintptr_t ra;
@@ -229,7 +229,7 @@ typedef struct col_site_memo {
 UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
 {
     return e->frame == frame && e->ra == ra && e->epoch == epoch &&
-           col_chk_hold(e->chk, e->chk + e->nchk);
+           col_chk_hold_pairs(e->chk, e->chk + e->nchk);
 }
 
 typedef struct col_thread {

@@ -165,7 +165,7 @@ void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint3
     }
     e->ra = f[1];
     e->node = node;
-    e->nchk = n;
+    e->nchk = col_chk_pad(e->chk, n, COL_SC_CHKS);
     e->epoch = epoch;
     e->key = UINT64_MAX; /* no size has this key */
     e->frame = frame;
