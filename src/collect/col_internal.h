@@ -223,6 +223,8 @@ typedef struct col_site_memo {
     uint64_t key;
     uint32_t node;
     uint32_t site;
+    col_count_t *cnt; /* the owner's counters of site */
+    uint64_t unused;
 } col_site_memo_t;
 
 /* Does e hold the stack above frame, whose return address is ra? */

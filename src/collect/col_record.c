@@ -87,14 +87,19 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
         UT_BUMP(t->n_lost, 1);
         return site;
     }
-    /* site last, after an empty entry's key and node: a fork taken
-     * between these stores leaves the child an empty entry, never a key
-     * paired with another key's site (the child may recycle this state) */
+    col_count_t *c = col_thread_count(t, site);
+    if (UT_UNLIKELY(c == NULL))
+        return site; /* its block is untracked */
+    /* site last, after an empty entry's key, node and counters: a fork
+     * taken between these stores leaves the child an empty entry, never a
+     * key paired with another key's site (the child may recycle this
+     * state) */
     col_site_memo_t *m = col_site_memo(t, node, key);
     m->site = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->key = key;
     m->node = node;
+    m->cnt = c;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->site = site;
     return site;
@@ -103,7 +108,8 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
 /* The site of (node, key): from t's memo, else from the site index. */
 UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
 {
-    uint32_t site = node == COL_NODE_NONE ? 0 : col_site_memo_find(t, node, key);
+    col_count_t *c;
+    uint32_t site = node == COL_NODE_NONE ? 0 : col_site_memo_find(t, node, key, &c);
     return site != 0 ? site : site_index(t, node, key);
 }
 
@@ -224,7 +230,8 @@ UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, c
     uint32_t site;
     if (col_sc_hit(e, frame, ra, col_modules_epoch())) {
         t->memo_node = e->node;
-        site = key == e->key ? e->site : col_site_memo_find(t, e->node, key);
+        col_count_t *c;
+        site = key == e->key ? e->site : col_site_memo_find(t, e->node, key, &c);
         if (site == 0)
             site = col_record_entry_site(t, e, key);
     } else {

@@ -153,12 +153,16 @@ UT_INLINE col_site_memo_t *col_site_memo(col_thread_t *t, uint32_t node, uint64_
     return &t->site_memo[i & (COL_SITE_MEMO - 1)];
 }
 
-/* The site of (node, key) if t's memo has it, else 0 (an empty entry's
- * site). */
-UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t key)
+/* The site of (node, key) if t's memo has it, with t's counters of it in
+ * *cnt; else 0 (an empty entry's site). */
+UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t key,
+                                      col_count_t **cnt)
 {
     const col_site_memo_t *m = col_site_memo(t, node, key);
-    return m->node == node && m->key == key ? m->site : 0;
+    if (m->node != node || m->key != key)
+        return 0;
+    *cnt = m->cnt; /* written before the site */
+    return m->site;
 }
 
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
@@ -187,20 +191,21 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
         site = e->site;
         c = e->cnt;
     } else {
+        site = 0;
         if (UT_LIKELY(hit)) {
             t->memo_node = e->node;
-            site = col_site_memo_find(t, e->node, size);
-            if (UT_UNLIKELY(site == 0))
-                site = col_record_entry_site(t, e, size);
-        } else {
-            site = col_record_walk(t, frame, size, set); /* the other way first */
+            site = col_site_memo_find(t, e->node, size, &c); /* another size */
         }
-        if (UT_UNLIKELY(site == COL_SITE_LOST)) { /* its bytes are counted */
-            col_record_account_lost(t, ptr, size);
-            col_tls_fast = t;
-            return;
+        if (UT_UNLIKELY(site == 0)) {
+            site = hit ? col_record_entry_site(t, e, size)
+                       : col_record_walk(t, frame, size, set); /* the other way first */
+            if (UT_UNLIKELY(site == COL_SITE_LOST)) { /* its bytes are counted */
+                col_record_account_lost(t, ptr, size);
+                col_tls_fast = t;
+                return;
+            }
+            c = col_thread_count(t, site);
         }
-        c = col_thread_count(t, site);
     }
     col_account_block(t, ptr, size, site, c, 0);
     col_tls_fast = t;
