@@ -205,6 +205,7 @@ typedef struct col_sc_set { /* 2 KB: a set is found with a shift */
     col_sc_entry_t way[COL_SC_WAYS];
 } UT_ALIGNED(64) col_sc_set_t;
 _Static_assert(sizeof(col_sc_set_t) == 2048, "a set's size is a power of two");
+_Static_assert(COL_SC_CHKS % 2 == 0, "col_chk_pad keeps an entry's checks even");
 
 UT_INLINE uint32_t col_sc_index(const void *frame, uintptr_t ra)
 {
@@ -227,7 +228,9 @@ typedef struct col_site_memo {
     uint64_t unused;
 } col_site_memo_t;
 
-/* Does e hold the stack above frame, whose return address is ra? */
+/* Does e hold the stack above frame, whose return address is ra?  Only an
+ * entry col_unwind_cache filled has an epoch (col_modules_epoch() starts
+ * at 1), so only its checks, an even number of at least two, are read. */
 UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
 {
     return e->frame == frame && e->ra == ra && e->epoch == epoch &&

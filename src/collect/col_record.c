@@ -87,9 +87,11 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
         UT_BUMP(t->n_lost, 1);
         return site;
     }
-    col_count_t *c = col_thread_count(t, site);
+    /* not the pseudo-site either ((no frames, key 0) is COL_SITE_LOST in
+     * the index): the fast path takes a memo's site as one of exact size */
+    col_count_t *c = site != COL_SITE_LOST ? col_thread_count(t, site) : NULL;
     if (UT_UNLIKELY(c == NULL))
-        return site; /* its block is untracked */
+        return site; /* (or its block is untracked) */
     /* site last, after an empty entry's key, node and counters: a fork
      * taken between these stores leaves the child an empty entry, never a
      * key paired with another key's site (the child may recycle this

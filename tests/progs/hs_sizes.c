@@ -19,6 +19,12 @@
  * key would give one the other's site.
  *   alloc_d: 4,000 blocks, 1,000 of each: 4,274,000 bytes; all
  *            temporary.
+ * Then 1,000 times: free(alloc_e(s)) and free(calloc_e(s)) for s in 100,
+ * 9000, 8192, 8193, 200: one stack's sizes go back and forth across the
+ * largest exact size (8192, inlined in the hook) and the first bucket
+ * (8193, out of line), through malloc and calloc.
+ *   alloc_e, calloc_e: 5,000 blocks each, 1,000 of each size:
+ *            25,685,000 bytes each; all temporary.
  * Nothing leaks.  Output through write(2) only. */
 #include <stdlib.h>
 
@@ -48,6 +54,16 @@ HS_SITE static void *alloc_d(size_t n)
     return malloc(n);
 }
 
+HS_SITE static void *alloc_e(size_t n)
+{
+    return malloc(n);
+}
+
+HS_SITE static void *calloc_e(size_t n)
+{
+    return calloc(1, n);
+}
+
 static void *checked(void *p)
 {
     if (!p)
@@ -73,6 +89,12 @@ int main(void)
     for (int r = 0; r < 1000; r++)
         for (size_t i = 0; i < sizeof cycle / sizeof cycle[0]; i++)
             free(checked(alloc_d(cycle[i])));
+    static const size_t edge[] = {100, 9000, 8192, 8193, 200};
+    for (int r = 0; r < 1000; r++)
+        for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+            free(checked(alloc_e(edge[i])));
+            free(checked(calloc_e(edge[i])));
+        }
     hs_puts(1, "sizes done\n");
     return 0;
 }
