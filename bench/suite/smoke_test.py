@@ -8,6 +8,9 @@
       also check that bad arguments give exit status 2 and a usage line.
   smoke_test.py runner BUILD          run bench/run in its quickest mode and
       check the CSV's columns and rows.
+  smoke_test.py overhead BUILD        run bench/overhead --against BUILD (the
+      build against itself) once and check its CSV's modes and the table of
+      changes; a missing --against build must be a clear error.
 No timing is asserted: this machine is small and shared."""
 import csv, os, re, subprocess, sys, tempfile
 
@@ -90,13 +93,42 @@ def check_runner(build):
             fail(f"bench/run --workloads nosuch: exit {r.returncode}, {r.stderr!r}")
 
 
+def check_overhead(build):
+    overhead = os.path.join(HERE, "..", "overhead")
+    prog = [os.path.join(build, "bench", "wl-list"), "-t", "1", "-s", "1"]
+    with tempfile.TemporaryDirectory() as d:
+        out_csv = os.path.join(d, "o.csv")
+        r = subprocess.run([overhead, "--build", build, "--against", build, "--repeat", "1",
+                            "--modes", "base,fp", "--csv", out_csv, "--"] + prog,
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            fail(f"bench/overhead --against exited {r.returncode}: {r.stdout}{r.stderr}")
+        with open(out_csv) as f:
+            recs = list(csv.DictReader(f))
+        if [x["mode"] for x in recs] != ["base", "fp", "OLD:fp"]:
+            fail(f"bench/overhead CSV modes {[x['mode'] for x in recs]}")
+        if any(float(x["cpu_s"]) <= 0 or float(x["wall_s"]) <= 0 for x in recs) or \
+                float(recs[1]["profile_kb"]) <= 0 or float(recs[2]["profile_kb"]) <= 0:
+            fail(f"bench/overhead CSV rows {recs}")
+        table = r.stdout[r.stdout.find("this build"):]
+        if not re.search(r"^fp +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d%$", table, re.M):
+            fail(f"bench/overhead: no change table for fp: {r.stdout}")
+        r = subprocess.run([overhead, "--build", build, "--against", os.path.join(d, "nosuch"),
+                            "--repeat", "1", "--modes", "base,fp", "--"] + prog,
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode == 0 or "nosuch" not in r.stderr:
+            fail(f"bench/overhead --against nosuch: exit {r.returncode}, {r.stderr!r}")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
         check_workload(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 3 and sys.argv[1] == "runner":
         check_runner(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "overhead":
+        check_overhead(sys.argv[2])
     else:
-        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD")
+        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | overhead BUILD")
     print("ok")
 
 
