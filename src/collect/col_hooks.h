@@ -25,8 +25,10 @@ UT_INLINE void col_hook_free(void *ptr)
         col_cold_free(ptr);
         return;
     }
-    if (UT_LIKELY(col_record_free_fast(t, ptr)))
+    if (UT_LIKELY(col_record_free_quick(t, ptr)))
         col_real.free(ptr);
+    else
+        col_record_free_slow(t, ptr);
 }
 
 /* realloc(ptr, size), recorded: the old block is taken out of the shadow

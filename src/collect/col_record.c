@@ -260,6 +260,14 @@ void col_record_alloc(void *ptr, size_t size, const void *frame)
         col_record_alloc_cold(ptr, size, frame);
 }
 
+/* A free col_record_free_quick declined, then the real free (a tail call
+ * of the free hooks). */
+UT_NOINLINE void col_record_free_slow(col_thread_t *t, void *ptr)
+{
+    if (col_record_free_fast(t, ptr))
+        col_real.free(ptr);
+}
+
 int col_record_free(void *ptr)
 {
     col_thread_t *t = col_tls_fast;

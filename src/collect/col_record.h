@@ -33,6 +33,7 @@ uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key, col_s
 uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, uint64_t key);
 void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, const void *frame);
 void col_record_account_lost(col_thread_t *t, void *ptr, size_t size);
+void col_record_free_slow(col_thread_t *t, void *ptr);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
 int col_record_free_cold(void *ptr);
 int col_record_unknown_free(col_thread_t *t, const void *ptr);
@@ -209,6 +210,48 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
     }
     col_account_block(t, ptr, size, site, c, 0);
     col_tls_fast = t;
+}
+
+/* The common free, all or nothing: ptr (not NULL) is a live block of an
+ * exact size whose counters t has, no peak came since they last changed,
+ * and the thread's heap balance stays within the slack.  Then the free is
+ * accounted and 1 returned, with no call made (so the free hook saves no
+ * registers); else nothing of t has changed, col_tls_fast is left NULL and
+ * 0 returned: col_record_free_slow does it all. */
+UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
+{
+    col_tls_fast = NULL; /* before t's fields are read: see alloc */
+    uint64_t g = (uint64_t)(uintptr_t)ptr >> col_shadow.shift;
+    uint64_t d = g >> COL_SHADOW_LEAF_BITS;
+    if (UT_UNLIKELY(d >= col_shadow.dir_len))
+        return 0;
+    uint32_t *leaf = __atomic_load_n(&col_shadow.dir[d], __ATOMIC_ACQUIRE);
+    if (UT_UNLIKELY(leaf == NULL))
+        return 0;
+    uint32_t *w = &leaf[g & ((1u << COL_SHADOW_LEAF_BITS) - 1)];
+    uint32_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    if (UT_UNLIKELY(v == 0 || !col_tag_exact(v)))
+        return 0;
+    uint32_t site = v >> COL_TAG_BITS;
+    col_count_t *cl = t->cnt[site >> COL_COUNT_LEAF_BITS];
+    if (UT_UNLIKELY(cl == NULL))
+        return 0;
+    col_count_t *e = &cl[site & (COL_COUNT_LEAF - 1)];
+    UT_WRITE_FIRST(e->peak_blocks); /* another thread's block: maybe a new page */
+    int64_t pending = t->pending - (int64_t)col_sites[site].key;
+    if (UT_UNLIKELY(e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED) ||
+                    pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)))
+        return 0;
+    __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    UT_BUMP(e->frees, 1);
+    if (ptr == t->last_alloc) {
+        UT_BUMP(e->temporary, 1);
+        t->last_alloc = NULL;
+    }
+    UT_BUMP(t->n_frees, 1);
+    t->pending = pending;
+    col_tls_fast = t;
+    return 1;
 }
 
 /* ptr (not NULL) is about to be freed, on thread state t, which was
