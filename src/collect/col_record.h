@@ -213,14 +213,17 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
 }
 
 /* The common free, all or nothing: ptr (not NULL) is a live block of an
- * exact size whose counters t has, no peak came since they last changed,
- * and the thread's heap balance stays within the slack.  Then the free is
- * accounted and 1 returned, with no call made (so the free hook saves no
- * registers); else nothing of t has changed, col_tls_fast is left NULL and
- * 0 returned: col_record_free_slow does it all. */
+ * exact size whose counters t has, and no peak came since they last
+ * changed.  Then the free is accounted and 1 returned, with no call made
+ * (so the free hook saves no registers); else nothing of t has changed,
+ * col_tls_fast is left NULL and 0 returned: col_record_free_slow does it
+ * all.  A balance at or below -slack (every free of a lone thread, whose
+ * slack is 0) is published here: a free lowers the heap, so it cannot
+ * make a new peak. */
 UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
 {
     col_tls_fast = NULL; /* before t's fields are read: see alloc */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t g = (uint64_t)(uintptr_t)ptr >> col_shadow.shift;
     uint64_t d = g >> COL_SHADOW_LEAF_BITS;
     if (UT_UNLIKELY(d >= col_shadow.dir_len))
@@ -238,10 +241,13 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         return 0;
     col_count_t *e = &cl[site & (COL_COUNT_LEAF - 1)];
     UT_WRITE_FIRST(e->peak_blocks); /* another thread's block: maybe a new page */
-    int64_t pending = t->pending - (int64_t)col_sites[site].key;
-    if (UT_UNLIKELY(e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED) ||
-                    pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)))
+    if (UT_UNLIKELY(e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED)))
         return 0;
+    int64_t pending = t->pending - (int64_t)col_sites[site].key;
+    if (pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&col_heap.live, pending, __ATOMIC_RELAXED);
+        pending = 0;
+    }
     __atomic_store_n(w, 0, __ATOMIC_RELAXED);
     UT_BUMP(e->frees, 1);
     if (ptr == t->last_alloc) {
@@ -250,6 +256,7 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
     }
     UT_BUMP(t->n_frees, 1);
     t->pending = pending;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     col_tls_fast = t;
     return 1;
 }
