@@ -317,16 +317,23 @@ void col_thread_atfork_prepare(void);
 void col_thread_atfork_parent(void);
 void col_thread_atfork_child(void);
 
+/* t's counters of a site if their leaf is mapped, else NULL; no call. */
+UT_INLINE col_count_t *col_thread_count_mapped(col_thread_t *t, uint32_t site)
+{
+    col_count_t *leaf = t->cnt[site >> COL_COUNT_LEAF_BITS];
+    if (UT_UNLIKELY(leaf == NULL))
+        return NULL;
+    col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
+    UT_WRITE_FIRST(e->peak_blocks); /* the counters are read, then written */
+    return e;
+}
+
 /* t's counters of a site, their leaf mapped if needed; NULL without memory
  * (the caller does not count the block). */
 UT_INLINE col_count_t *col_thread_count(col_thread_t *t, uint32_t site)
 {
-    col_count_t *leaf = t->cnt[site >> COL_COUNT_LEAF_BITS];
-    if (UT_UNLIKELY(leaf == NULL))
-        return col_thread_count_slow(t, site);
-    col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
-    UT_WRITE_FIRST(e->peak_blocks); /* the counters are read, then written */
-    return e;
+    col_count_t *e = col_thread_count_mapped(t, site);
+    return UT_LIKELY(e != NULL) ? e : col_thread_count_slow(t, site);
 }
 
 /* The width of the size bucket holding size (above PF_EXACT_SIZE_MAX):

@@ -70,6 +70,15 @@ UT_COLD void col_record_untracked(col_thread_t *t)
     UT_BUMP(t->n_untracked, 1);
 }
 
+/* The counters to keep beside site in a cache or memo entry (whose site
+ * the fast path takes as one of exact size): t's, or NULL for the
+ * pseudo-site ((no frames, key 0) is COL_SITE_LOST in the index) or
+ * without memory. */
+static col_count_t *kept_counters(col_thread_t *t, uint32_t site)
+{
+    return site != COL_SITE_LOST ? col_thread_count(t, site) : NULL;
+}
+
 /* The site of (node, key) from the site index, entered in t's memo.  A
  * stack the full call tree could not take is lost: its blocks go to node 0
  * (no frames) with their size key; a full site table sends them to the
@@ -87,11 +96,9 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
         UT_BUMP(t->n_lost, 1);
         return site;
     }
-    /* not the pseudo-site either ((no frames, key 0) is COL_SITE_LOST in
-     * the index): the fast path takes a memo's site as one of exact size */
-    col_count_t *c = site != COL_SITE_LOST ? col_thread_count(t, site) : NULL;
+    col_count_t *c = kept_counters(t, site);
     if (UT_UNLIKELY(c == NULL))
-        return site; /* (or its block is untracked) */
+        return site;
     /* site last, after an empty entry's key, node and counters: a fork
      * taken between these stores leaves the child an empty entry, never a
      * key paired with another key's site (the child may recycle this
@@ -120,7 +127,7 @@ UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
  * nor one whose counters cannot be mapped. */
 static void entry_keep(col_thread_t *t, col_sc_entry_t *e, uint64_t key, uint32_t site)
 {
-    col_count_t *c = site != COL_SITE_LOST ? col_thread_count(t, site) : NULL;
+    col_count_t *c = kept_counters(t, site);
     if (c != NULL) {
         e->key = key;
         e->site = site;
@@ -229,15 +236,14 @@ UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, c
     uintptr_t ra = ((const uintptr_t *)frame)[1];
     col_sc_set_t *set = &t->sc[col_sc_index(frame, ra)];
     col_sc_entry_t *e = &set->way[0];
+    int hit = col_sc_hit(e, frame, ra, col_modules_epoch());
     uint32_t site;
-    if (col_sc_hit(e, frame, ra, col_modules_epoch())) {
+    if (hit && key == e->key) {
         t->memo_node = e->node;
-        col_count_t *c;
-        site = key == e->key ? e->site : col_site_memo_find(t, e->node, key, &c);
-        if (site == 0)
-            site = col_record_entry_site(t, e, key);
+        site = e->site;
     } else {
-        site = col_record_walk(t, frame, key, set);
+        col_count_t *c;
+        site = col_record_site_miss(t, frame, key, set, hit, &c);
     }
     col_account_alloc(t, ptr, size, site);
     col_tls_fast = t;

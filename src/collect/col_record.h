@@ -166,6 +166,21 @@ UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t k
     return m->site;
 }
 
+/* The site of an allocation of size key `key` above frame that way 0 of
+ * its cache set does not answer with its own key: way 0 holds the stack
+ * (hit) and t's site memo has the pair, with t's counters of it in *cnt;
+ * else the site index (hit) or the other way and a walk, *cnt untouched. */
+UT_INLINE uint32_t col_record_site_miss(col_thread_t *t, const void *frame, uint64_t key,
+                                        col_sc_set_t *set, int hit, col_count_t **cnt)
+{
+    if (!hit)
+        return col_record_walk(t, frame, key, set); /* the other way first */
+    col_sc_entry_t *e = &set->way[0];
+    t->memo_node = e->node;
+    uint32_t site = col_site_memo_find(t, e->node, key, cnt); /* another size */
+    return UT_LIKELY(site != 0) ? site : col_record_entry_site(t, e, key);
+}
+
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
  * is `frame` (built with a frame pointer; unwinding starts at its caller),
  * on thread state t, which was col_tls_fast.  The common case first: a
@@ -192,14 +207,9 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
         site = e->site;
         c = e->cnt;
     } else {
-        site = 0;
-        if (UT_LIKELY(hit)) {
-            t->memo_node = e->node;
-            site = col_site_memo_find(t, e->node, size, &c); /* another size */
-        }
-        if (UT_UNLIKELY(site == 0)) {
-            site = hit ? col_record_entry_site(t, e, size)
-                       : col_record_walk(t, frame, size, set); /* the other way first */
+        c = NULL;
+        site = col_record_site_miss(t, frame, size, set, hit, &c);
+        if (UT_UNLIKELY(c == NULL)) { /* not from the memo */
             if (UT_UNLIKELY(site == COL_SITE_LOST)) { /* its bytes are counted */
                 col_record_account_lost(t, ptr, size);
                 col_tls_fast = t;
@@ -224,31 +234,23 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
 {
     col_tls_fast = NULL; /* before t's fields are read: see alloc */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t g = (uint64_t)(uintptr_t)ptr >> col_shadow.shift;
-    uint64_t d = g >> COL_SHADOW_LEAF_BITS;
-    if (UT_UNLIKELY(d >= col_shadow.dir_len))
-        return 0;
-    uint32_t *leaf = __atomic_load_n(&col_shadow.dir[d], __ATOMIC_ACQUIRE);
+    uint32_t i, *leaf = col_shadow_leaf(ptr, 0, &i);
     if (UT_UNLIKELY(leaf == NULL))
         return 0;
-    uint32_t *w = &leaf[g & ((1u << COL_SHADOW_LEAF_BITS) - 1)];
-    uint32_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
     if (UT_UNLIKELY(v == 0 || !col_tag_exact(v)))
         return 0;
     uint32_t site = v >> COL_TAG_BITS;
-    col_count_t *cl = t->cnt[site >> COL_COUNT_LEAF_BITS];
-    if (UT_UNLIKELY(cl == NULL))
-        return 0;
-    col_count_t *e = &cl[site & (COL_COUNT_LEAF - 1)];
-    UT_WRITE_FIRST(e->peak_blocks); /* another thread's block: maybe a new page */
-    if (UT_UNLIKELY(e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED)))
+    col_count_t *e = col_thread_count_mapped(t, site);
+    if (UT_UNLIKELY(e == NULL ||
+                    e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED)))
         return 0;
     int64_t pending = t->pending - (int64_t)col_sites[site].key;
     if (pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)) {
         __atomic_add_fetch(&col_heap.live, pending, __ATOMIC_RELAXED);
         pending = 0;
     }
-    __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);
     UT_BUMP(e->frees, 1);
     if (ptr == t->last_alloc) {
         UT_BUMP(e->temporary, 1);
