@@ -604,6 +604,9 @@ void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
  * walk's checks into the recorder's cache of recent stacks. */
 uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess);
 void col_unwind_fp_thread_exit(void);
+/* Is the stack above frame the stack of node g (made by an earlier walk)?
+ * The frame-pointer walk, compared with g's frames, without the memo. */
+int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g);
 #define COL_UNWIND_FAIL 0xfffffffeu     /* col_dwarf_stack: use libunwind */
 uint32_t col_dwarf_stack(const void *frame, int max, uintptr_t skip_lo, uintptr_t skip_hi,
                          uintptr_t stack_lo, uintptr_t stack_hi, uint32_t guess);
@@ -618,6 +621,9 @@ uint32_t col_unwind_libunwind(int max);   /* libunwind for this call */
 void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint32_t epoch);
 /* HEAPSCOPE_UNWIND_VERIFY: the cache said `cached`, the walk `node`. */
 void col_unwind_verify_cache(uint32_t cached, uint32_t node);
+/* HEAPSCOPE_UNWIND_VERIFY: node, found without a walk, against the
+ * reference walk. */
+void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node);
 uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* libunwind mode, verification */
 /* The plain frame-pointer walk (no memo), innermost first: the reference
  * of HEAPSCOPE_UNWIND_VERIFY for fp. */
@@ -667,6 +673,13 @@ extern uint32_t col_modules_epoch_value;
 UT_INLINE uint32_t col_modules_epoch(void)
 {
     return __atomic_load_n(&col_modules_epoch_value, __ATOMIC_ACQUIRE);
+}
+extern uint32_t col_modules_unloads;
+/* Has a module been unloaded?  Until one is, an address that was code
+ * still is. */
+UT_INLINE int col_modules_unloaded(void)
+{
+    return __atomic_load_n(&col_modules_unloads, __ATOMIC_ACQUIRE) != 0;
 }
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
 

@@ -35,6 +35,8 @@ typedef struct col_fp_memo {
     int stop;       /* w[0] is a stopping visit, not a frame */
     int end;        /* COL_FP_END_* */
     uintptr_t code_lo, code_hi; /* the last code range the walk found */
+    uintptr_t stop_ra;          /* not code in epoch stop_epoch (col_unwind_fp_is) */
+    uint32_t stop_epoch;
     /* The arrays, max_depth + 1 visits each, follow in the same mapping
      * (col_memo_layout: a thread touches a page or two, not a memo sized
      * for the largest depth cap). */

@@ -21,6 +21,7 @@
 static col_module_t *mods;
 static size_t nmods, capmods;
 uint32_t col_modules_epoch_value = 1; /* read inline: col_modules_epoch() */
+uint32_t col_modules_unloads;         /* read inline: col_modules_unloaded() */
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
 static char exe_path[4096];
 
@@ -211,6 +212,8 @@ int col_modules_scan(void)
             mods[i].t_unload = s.now ? s.now : 1;
             mods[i].epoch_unload = col_modules_epoch_value;
             s.changed = 1;
+            /* before the new code ranges: what was code may no longer be */
+            __atomic_add_fetch(&col_modules_unloads, 1, __ATOMIC_RELEASE);
         }
     }
     free(s.present);

@@ -150,21 +150,47 @@ UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, u
  * they no longer hold: a word changed, or the modules did); else an empty
  * way, or one waiting for its second sight, or way 1, so that way 0, the
  * fast path's, keeps a stack it can take. */
+/* The way of set that saw the stack `node` from frame and ra before. */
+static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node)
+{
+    for (int w = 0; w < COL_SC_WAYS; w++) {
+        col_sc_entry_t *e = &set->way[w];
+        if (e->frame == frame && e->ra == ra && e->node == node)
+            return e;
+    }
+    return NULL;
+}
+
 static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
                               int *second)
 {
-    col_sc_entry_t *empty = NULL;
-    *second = 0;
+    col_sc_entry_t *e = sc_seen(set, frame, ra, node);
+    *second = e != NULL;
+    if (e)
+        return e;
     for (int w = 0; w < COL_SC_WAYS; w++) {
-        col_sc_entry_t *e = &set->way[w];
-        if (e->frame == frame && e->ra == ra && e->node == node) {
-            *second = 1;
+        e = &set->way[w];
+        if (!e->frame || e->epoch == 0)
             return e;
-        }
-        if ((!e->frame || e->epoch == 0) && !empty)
-            empty = e;
     }
-    return empty ? empty : &set->way[1];
+    return &set->way[1];
+}
+
+/* The stack of this allocation: the guess (the stack that came after the
+ * thread's previous one last time), if a walk compared with it finds it
+ * (frame-pointer mode), else the unwinder's.  Not a guess the cache saw
+ * from this frame before: that stack is about to be cached, from the
+ * unwinder's memo. */
+static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col_sc_set_t *set,
+                           uint32_t guess)
+{
+    if (col_config.unwinder == PF_UNWIND_FP && col_unwind_fp_is(t, frame, guess) &&
+        !sc_seen(set, frame, ra, guess)) {
+        if (UT_UNLIKELY(col_config.verify_unwind))
+            col_unwind_verify_walk(t, frame, guess);
+        return guess;
+    }
+    return col_unwind(t, frame, guess);
 }
 
 /* An allocation whose stack is not in way 0 of its set in the thread's
@@ -192,7 +218,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     /* acquire: the node and site records it names were made by the thread
      * that stored it, maybe another one (which stored it with release) */
     uint64_t guess = next ? __atomic_load_n(next, __ATOMIC_ACQUIRE) : 0;
-    uint32_t node = col_unwind(t, frame, (uint32_t)guess);
+    uint32_t node = walk_stack(t, frame, ra, set, (uint32_t)guess);
     if (UT_UNLIKELY(cached))
         col_unwind_verify_cache(e->node, node);
     t->memo_node = node;

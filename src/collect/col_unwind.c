@@ -69,7 +69,7 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
     return n;
 }
 
-static uint64_t fallbacks, verified, differed, cache_verified, cache_differed;
+static uint64_t fallbacks, verified, differed, guessed, cache_verified, cache_differed;
 
 void col_unwind_verify_cache(uint32_t cached, uint32_t node)
 {
@@ -112,6 +112,14 @@ UT_COLD static void verify(col_thread_t *t, const void *frame, uint32_t node, in
     }
 }
 
+/* HEAPSCOPE_UNWIND_VERIFY: a stack found without the unwinder (the
+ * recorder's guess, col_unwind_fp_is), against the reference. */
+void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node)
+{
+    __atomic_add_fetch(&guessed, 1, __ATOMIC_RELAXED);
+    verify(t, frame, node, col_config.max_depth);
+}
+
 /* Add the unwinder's statistics to the profile's messages (at exit). */
 void col_unwind_report(void)
 {
@@ -120,8 +128,9 @@ void col_unwind_report(void)
                         "%lu differed",
                         (unsigned long)cache_verified, (unsigned long)cache_differed);
     if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_FP)
-        col_message_add("fp unwinder verified against an uncached walk: %lu stacks, %lu differed",
-                        (unsigned long)verified, (unsigned long)differed);
+        col_message_add("fp unwinder verified against an uncached walk: %lu stacks, %lu differed; "
+                        "%lu were the guessed next stack",
+                        (unsigned long)verified, (unsigned long)differed, (unsigned long)guessed);
     else if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_DWARF)
         col_message_add("dwarf unwinder verified against libunwind: %lu stacks, %lu differed, "
                         "%lu fell back to libunwind",

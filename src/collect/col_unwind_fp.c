@@ -212,6 +212,65 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     return at > m->stop ? node : 0;
 }
 
+/* Does the walk stop at a frame whose return address is ra: is ra not
+ * code?  The answer for the thread's last such ra is kept in its memo, by
+ * modules epoch: a thread's outermost frames do not change. */
+static int stops_at(uintptr_t ra)
+{
+    if (ra == 0)
+        return 1;
+    col_fp_memo_t *m = col_fp_memo;
+    uint32_t epoch = col_modules_epoch(); /* before the ranges it stands for */
+    if (m && m->stop_ra == ra && m->stop_epoch == epoch)
+        return 1;
+    uintptr_t lo, hi;
+    if (col_modules_code_range(ra, &lo, &hi))
+        return 0;
+    if (m) {
+        m->stop_ra = ra;
+        m->stop_epoch = epoch;
+    }
+    return 1;
+}
+
+/* The walk of col_unwind_fp_plain, comparing each return address with
+ * node g's frames instead of keeping it, and then checking that the walk
+ * ends there.  The recorder asks this of the stack it guesses
+ * (col_node_next): the one that came after the thread's previous stack
+ * the last time.  Where stacks repeat in order but too many to cache
+ * (recursion: binary trees), this costs a few instructions per frame,
+ * less than the memo's checks of the kept frames and its bookkeeping of
+ * the new ones.
+ *
+ * A return address equal to a node's is code without asking: it was when
+ * an earlier walk made the node, and nothing that was code stops being
+ * code until a module is unloaded.  After that, guesses are not taken. */
+int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
+{
+    if (g == 0 || g >= COL_NODE_MAX || col_modules_unloaded())
+        return 0;
+    const col_node_t *n = &col_nodes[g];
+    if (n->flags & COL_NODE_F_TRUNC) /* cut stacks: the walk knows the cap */
+        return 0;
+    uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
+    if (fp == 0)
+        return 0;
+    for (;;) {
+        const uintptr_t *f = (const uintptr_t *)fp;
+        if (f[1] != n->ip)
+            return 0;
+        if (!col_fp_next_ok(fp, f[0], hi))
+            return n->parent == 0; /* the walk ends with this frame */
+        fp = f[0];
+        if (n->parent == 0)
+            break;
+        n = &col_nodes[n->parent];
+    }
+    /* g's frames are all there; the walk goes no further (else it is a
+     * deeper stack, or one the depth cap cuts) */
+    return stops_at(((const uintptr_t *)fp)[1]);
+}
+
 /* The walk without the memo (the reference of HEAPSCOPE_UNWIND_VERIFY,
  * and the walk of a thread whose memo cannot be mapped). */
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,

@@ -8,7 +8,8 @@ answer is compared with the walk's.  Programs with many different stacks
 (python3 running a script, C++ with templates and exceptions, threads,
 deep recursion where every stack is new, stacks cut by the depth cap) must
 show not a single difference; and a stack whose cache entry a dlopen made
-stale must be cached again."""
+stale must be cached again.  The fp unwinder's stacks taken from the
+recorder's guess of the next stack are verified the same way."""
 import re
 import hstest
 
@@ -94,6 +95,15 @@ def main(t):
             p = check(t, label, "hs_recurse", [], 12485, opts=opts, cached=0)
             if p is not None:
                 check_recurse(t, p, label, depth)
+            if p is not None and mode == "fp":
+                # the second and third trees repeat the first's stacks in
+                # order: the recorder's guess of the next stack is right,
+                # and taken without the memo (never for a cut stack)
+                g = [re.search(r"(\d+) were the guessed next stack", w)
+                     for w in p.summary["warnings"] if "unwinder verified" in w]
+                n = int(g[0].group(1)) if g and g[0] else -1
+                t.true(label + ": stacks taken from the guess", n >= 8000 if depth is None else
+                       0 < n < 200, "%d guessed" % n)
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])

@@ -46,7 +46,7 @@ static void rl_handler(int sig)
 }
 
 /* Put a 24-byte chunk in this thread's tcache, then let SIGPROF in. */
-static void rl_warm_and_unblock(void)
+__attribute__((noinline)) static void rl_warm_and_unblock(void)
 {
     void *volatile p = malloc(24); /* volatile: the pair must not be optimised away */
     free(p);

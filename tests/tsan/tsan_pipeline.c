@@ -96,6 +96,25 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     return stub_unwind(guess);
 }
 
+/* The guess check, as the real one reads it: node g's records (made by
+ * any thread, named by col_node_next) against the current site's frames. */
+int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
+{
+    (void)t, (void)frame;
+    if (g == 0 || g >= COL_NODE_MAX)
+        return 0;
+    int n = site_depth(cur_site), i = 0;
+    for (; i < n && g != 0; i++, g = col_nodes[g].parent)
+        if (col_nodes[g].ip != SITE_IP(cur_site, i))
+            return 0;
+    return i == n && g == 0;
+}
+
+void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node)
+{
+    (void)t, (void)frame, (void)node;
+}
+
 uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess)
 {
     (void)t, (void)frame;
