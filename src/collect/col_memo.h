@@ -35,8 +35,14 @@ typedef struct col_fp_memo {
     int stop;       /* w[0] is a stopping visit, not a frame */
     int end;        /* COL_FP_END_* */
     uintptr_t code_lo, code_hi; /* the last code range the walk found */
-    uintptr_t stop_ra;          /* not code in epoch stop_epoch (col_unwind_fp_is) */
+    /* col_unwind_fp_is: the last guessed stack, frame by frame from the
+     * outermost (g_ip[1], g_node[1]) to g_ip[g_depth]; a return address
+     * that is not code in stop_epoch */
+    int g_depth;
     uint32_t stop_epoch;
+    uintptr_t stop_ra;
+    uintptr_t *g_ip;
+    uint32_t *g_node;
     /* The arrays, max_depth + 1 visits each, follow in the same mapping
      * (col_memo_layout: a thread touches a page or two, not a memo sized
      * for the largest depth cap). */
