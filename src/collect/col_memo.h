@@ -10,6 +10,43 @@
 
 #include "collect/col_internal.h"
 
+/* ---- the last guessed stack (col_unwind_fp_is) ------------------------- */
+
+/* The return addresses and nodes of the last stack the recorder guessed,
+ * by depth: ip[1] the outermost frame, ip[depth] the innermost.  Kept in
+ * the memo's mapping, max_depth + 1 of each. */
+typedef struct col_guess {
+    int depth;
+    uintptr_t *ip;
+    uint32_t *node;
+} col_guess_t;
+
+/* Make gs hold node g's frames (depth of them, g not cut): only those
+ * below the point where g joins the last guess are looked up in the call
+ * tree, so the walk that compares a stack with them reads an array. */
+UT_INLINE void col_guess_set(col_guess_t *gs, uint32_t g, int depth)
+{
+    for (int d = depth; d > 0; d--) {
+        if (d <= gs->depth && gs->node[d] == g)
+            break; /* from here out, the last guess's frames */
+        gs->node[d] = g;
+        gs->ip[d] = col_nodes[g].ip;
+        g = col_nodes[g].parent;
+    }
+    gs->depth = depth;
+}
+
+/* The depth of node g, if a walk can be compared with it: g is a node,
+ * not cut by the depth cap (the walk knows the cap), within max frames;
+ * else 0. */
+UT_INLINE int col_guess_depth(uint32_t g, int max)
+{
+    if (g == 0 || g >= COL_NODE_MAX)
+        return 0;
+    const col_node_t *n = &col_nodes[g];
+    return (n->flags & COL_NODE_F_TRUNC) || n->depth > max ? 0 : n->depth;
+}
+
 /* ---- the frame-pointer unwinder's memo (col_unwind_fp.c) --------------- */
 
 #define COL_FP_UNKNOWN_STACK_SPAN (16u * 1024)
@@ -35,14 +72,11 @@ typedef struct col_fp_memo {
     int stop;       /* w[0] is a stopping visit, not a frame */
     int end;        /* COL_FP_END_* */
     uintptr_t code_lo, code_hi; /* the last code range the walk found */
-    /* col_unwind_fp_is: the last guessed stack, frame by frame from the
-     * outermost (g_ip[1], g_node[1]) to g_ip[g_depth]; a return address
-     * that is not code in stop_epoch */
-    int g_depth;
-    uint32_t stop_epoch;
+    /* col_unwind_fp_is: the last guessed stack; a return address that is
+     * not code in stop_epoch */
+    col_guess_t guess;
     uintptr_t stop_ra;
-    uintptr_t *g_ip;
-    uint32_t *g_node;
+    uint32_t stop_epoch;
     /* The arrays, max_depth + 1 visits each, follow in the same mapping
      * (col_memo_layout: a thread touches a page or two, not a memo sized
      * for the largest depth cap). */

@@ -177,10 +177,12 @@ static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra
 }
 
 /* The stack of this allocation: the guess (the stack that came after the
- * thread's previous one last time), if a walk compared with it finds it
- * (frame-pointer mode), else the unwinder's.  Not a guess the cache saw
- * from this frame before: that stack is about to be cached, from the
- * unwinder's memo. */
+ * thread's previous one last time), if a frame-pointer walk compared with
+ * it finds it, else the unwinder's.  (Not in DWARF mode: a DWARF walk
+ * compared with the guess, a rule lookup and its loads per frame, cost
+ * 894 instructions per allocation on binary-trees, the memo 641.)  Not a guess
+ * the cache saw from this frame before: that stack is about to be cached,
+ * from the unwinder's memo. */
 static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col_sc_set_t *set,
                            uint32_t guess)
 {

@@ -42,8 +42,8 @@ static size_t memo_carve(col_fp_memo_t *m, size_t n)
     uintptr_t *g_ip = col_memo_layout(m, &off, n * sizeof *g_ip);
     uint32_t *g_node = col_memo_layout(m, &off, n * sizeof *g_node);
     if (m) {
-        m->g_ip = g_ip;
-        m->g_node = g_node;
+        m->guess.ip = g_ip;
+        m->guess.node = g_node;
         m->w = w;
         m->chk = chk;
         m->tmp_fp = fp;
@@ -246,10 +246,10 @@ static int stops_at(uintptr_t ra)
  * less than the memo's checks of the kept frames and its bookkeeping of
  * the new ones.
  *
- * g's return addresses, by depth, are the last guess's where the two
- * stacks join (g_ip, g_node): only g's inner frames are looked up in the
- * call tree, and the walk compares each frame with an array, so the loads
- * of the frame chain are the only ones that wait for each other.
+ * g's return addresses, by depth, come from the last guess's where the
+ * two stacks join (col_guess_set): the walk compares each frame with an
+ * array, so the loads of the frame chain are the only ones that wait for
+ * each other.
  *
  * A return address equal to a node's is code without asking: it was when
  * an earlier walk made the node, and nothing that was code stops being
@@ -257,25 +257,14 @@ static int stops_at(uintptr_t ra)
 int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
 {
     col_fp_memo_t *m = col_fp_memo;
-    if (g == 0 || g >= COL_NODE_MAX || m == NULL || col_modules_unloaded())
+    int depth = col_guess_depth(g, col_config.max_depth);
+    if (depth == 0 || m == NULL || col_modules_unloaded())
         return 0;
-    const col_node_t *n = &col_nodes[g];
-    int depth = n->depth;
-    /* cut stacks: the walk knows the cap */
-    if ((n->flags & COL_NODE_F_TRUNC) || depth > col_config.max_depth)
-        return 0;
-    for (int d = depth; d > 0; d--) {
-        if (d <= m->g_depth && m->g_node[d] == g)
-            break; /* from here out, the last guess's frames */
-        m->g_node[d] = g;
-        m->g_ip[d] = col_nodes[g].ip;
-        g = col_nodes[g].parent;
-    }
-    m->g_depth = depth;
+    col_guess_set(&m->guess, g, depth);
     uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
     if (fp == 0)
         return 0;
-    const uintptr_t *want = m->g_ip;
+    const uintptr_t *want = m->guess.ip;
     for (int d = depth;; d--) {
         const uintptr_t *f = (const uintptr_t *)fp;
         uintptr_t next = f[0];
