@@ -145,7 +145,8 @@ static const cfi_module_t *module_of(uintptr_t ip)
     return NULL;
 }
 
-UT_COLD static cfi_rule_t rule_miss(cache_entry_t *e, uintptr_t ra)
+/* Fill e with the rule of ra (kind BAD where there is none). */
+UT_COLD static void rule_miss(cache_entry_t *e, uintptr_t ra)
 {
     cfi_rule_t rule = {0};
     const cfi_module_t *m = module_of(ra - 1);
@@ -153,7 +154,6 @@ UT_COLD static cfi_rule_t rule_miss(cache_entry_t *e, uintptr_t ra)
         rule = col_dwarf_rule_for(ra - 1, m->hdr, m->seg_lo, m->seg_hi);
     e->ip = ra;
     e->rule = rule;
-    return rule;
 }
 
 /* At thread exit: give the thread's cache back.  Walks after this point
@@ -183,12 +183,14 @@ UT_COLD static cfi_cache_t *cache_new(void)
     return c;
 }
 
-UT_INLINE cfi_rule_t rule_of(cfi_cache_t *c, uintptr_t ra)
+/* The rule of ra, in its cache entry: read field by field where it is (a
+ * copy of the packed struct costs a dozen instructions to unpack). */
+UT_INLINE const cfi_rule_t *rule_of(cfi_cache_t *c, uintptr_t ra)
 {
     cache_entry_t *e = &c->e[(ra ^ (ra >> CACHE_BITS)) & (CACHE_SIZE - 1)];
-    if (UT_LIKELY(e->ip == ra))
-        return e->rule;
-    return rule_miss(e, ra);
+    if (UT_UNLIKELY(e->ip != ra))
+        rule_miss(e, ra);
+    return &e->rule;
 }
 
 /* A word at a lies in [lo, hi). */
@@ -271,21 +273,21 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         f->sp = sp;
         f->bp = bp;
         f->bp_at = 1;
-        cfi_rule_t r = rule_of(c, ip);
-        if (r.kind == CFI_RULE_LAST) {
+        const cfi_rule_t *r = rule_of(c, ip);
+        if (r->kind == CFI_RULE_LAST) {
             end = COL_CFI_LAST;
             break;
         }
-        if (UT_UNLIKELY(r.kind != CFI_RULE_OK))
+        if (UT_UNLIKELY(r->kind != CFI_RULE_OK))
             goto fail;
-        uintptr_t cfa = (r.cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r.cfa_off;
+        uintptr_t cfa = (r->cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
         if (UT_UNLIKELY(cfa <= sp || !in_stack(cfa - 8, stack_lo, stack_hi)))
             goto fail;
         ip = *(const uintptr_t *)(cfa - 8);
         sp = cfa;
         f->bp_at = 0;
-        if (r.rbp_saved) {
-            uintptr_t at = cfa + (uintptr_t)(intptr_t)r.rbp_off;
+        if (r->rbp_saved) {
+            uintptr_t at = cfa + (uintptr_t)(intptr_t)r->rbp_off;
             if (UT_UNLIKELY(!in_stack(at, stack_lo, stack_hi)))
                 goto fail;
             bp = *(const uintptr_t *)at;
