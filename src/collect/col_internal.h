@@ -209,13 +209,18 @@ typedef struct col_sc_entry {
 typedef struct col_sc_set {
     col_sc_entry_t way[COL_SC_WAYS];
 } UT_ALIGNED(64) col_sc_set_t;
-_Static_assert(sizeof(col_sc_set_t) == 2048, "a set's size is a power of two");
+_Static_assert(sizeof(col_sc_set_t) == 1u << 11, "a set's size is a power of two (col_sc_set)");
+_Static_assert(COL_SC_SETS == 1u << 4, "col_sc_set takes 4 bits of the hash");
 _Static_assert(COL_SC_CHKS % 2 == 0, "col_chk_pad keeps an entry's checks even");
 
-UT_INLINE uint32_t col_sc_index(const void *frame, uintptr_t ra)
+/* The set of sc (a thread's cache) for frame and ra: the top bits of a
+ * multiplicative hash, taken as the set's byte offset (a shift and a
+ * mask; an index would be scaled again, and the offset is kept). */
+UT_INLINE col_sc_set_t *col_sc_set(col_sc_set_t *sc, const void *frame, uintptr_t ra)
 {
     uint64_t h = ((uintptr_t)frame ^ ra) * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)(h >> 60) & (COL_SC_SETS - 1);
+    size_t off = (size_t)(h >> (64 - 4 - 11)) & ((size_t)(COL_SC_SETS - 1) << 11);
+    return (col_sc_set_t *)((char *)sc + off);
 }
 
 /* The site of a (stack, size key) this thread allocated from lately, so
