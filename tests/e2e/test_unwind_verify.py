@@ -9,7 +9,8 @@ answer is compared with the walk's.  Programs with many different stacks
 deep recursion where every stack is new, stacks cut by the depth cap) must
 show not a single difference; and a stack whose cache entry a dlopen made
 stale must be cached again.  The fp unwinder's stacks taken from the
-recorder's guess of the next stack are verified the same way."""
+recorder's guess of the next stack are verified the same way, also where
+the guess is wrong only in where the stack ends."""
 import re
 import hstest
 
@@ -104,6 +105,23 @@ def main(t):
                 n = int(g[0].group(1)) if g and g[0] else -1
                 t.true(label + ": stacks taken from the guess", n >= 8000 if depth is None else
                        0 < n < 200, "%d guessed" % n)
+    # two stacks that agree frame for frame where they overlap, one a frame
+    # longer (in fp mode), allocated in turn after a third: the guess of
+    # the next stack is always the other one, and the walk compared with it
+    # must see where each ends (hs_guess.c)
+    for mode in ("fp", "dwarf"):
+        p = check(t, "guess-" + mode, "hs_guess", [], 4000, opts=["--unwind", mode], cached=3000)
+        if p is None:
+            continue
+        leaf = sorted(([f.get("function") for f in st["frames"]], int(st["allocations"]))
+                      for st in p.stacks_with("guess_leaf"))
+        if mode == "fp":
+            t.eq("guess-fp: guess_leaf's two stacks, where the frame pointers end",
+                 [(["guess_leaf", "guess_base"], 1000),
+                  (["guess_leaf", "guess_base", "guess_marker"], 1000)], leaf)
+        else:
+            t.eq("guess-dwarf: guess_leaf's two stacks, 1,000 allocations each", [1000, 1000],
+                 [n for _, n in leaf])
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])

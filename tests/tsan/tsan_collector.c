@@ -15,7 +15,9 @@
  *   published node and site record, as the writer thread does.  After:
  *   every thread got the same node and site for the same stack and key,
  *   distinct stacks have distinct nodes, and each node's frames, read back
- *   through its parents (col_node_ips), are the stack's.
+ *   through its parents (col_node_ips), are the stack's, as are the
+ *   frames by depth the fp unwinder keeps of its last guessed stack
+ *   (col_guess_set), whatever stacks came before.
  * - col_shadow.c: the same 4 threads mark and clear blocks at interleaved
  *   addresses of the same leaves (racing to install each leaf and to mark
  *   its pages written), and put and take exact sizes in the striped side
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "collect/col_internal.h"
+#include "collect/col_memo.h"
 
 /* What col_node.c, col_site.c and col_shadow.c read from the rest of the
  * collector. */
@@ -76,6 +79,10 @@ static void *interner(void *arg)
     uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(t + 1);
     uintptr_t ips[DEPTH_MAX], back[DEPTH_MAX];
     uint32_t nodes[DEPTH_MAX], prev = 0;
+    /* the fp unwinder's last guessed stack, by depth (col_guess_set) */
+    uintptr_t g_ip[DEPTH_MAX + 1];
+    uint32_t g_node[DEPTH_MAX + 1];
+    col_guess_t gs = {.depth = 0, .ip = g_ip, .node = g_node};
     for (int r = 0; r < ROUNDS; r++) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         uint32_t k = (uint32_t)(rng % POOL);
@@ -103,6 +110,19 @@ static void *interner(void *arg)
             fail("the node's frames are not the stack", k, m);
         if (((flags & PF_STACK_TRUNCATED) != 0) != cut)
             fail("the node's cut flag", k, (long)flags);
+        /* as a guess: every frame by depth, whichever stacks came before
+         * (only the frames below the join with the last one are read) */
+        int gd = col_guess_depth(node, DEPTH_MAX);
+        if (gd != (cut ? 0 : n))
+            fail("a guess's depth", k, gd);
+        if (gd > 0) {
+            col_guess_set(&gs, node, gd);
+            for (int i = 0; i < n; i++)
+                if (gs.ip[n - i] != ips[i])
+                    fail("a guess's frames by depth", k, i);
+            if (gs.depth != n || gs.node[n] != node)
+                fail("a guess's node", k, gs.node[n]);
+        }
         int key = (int)((rng >> 32) % 3);
         uint32_t site = col_site_get(node, 16 + (uint64_t)key * 8);
         if (site <= COL_SITE_LOST || col_sites[site].node != node ||
