@@ -266,7 +266,7 @@ static void write_modules_and_nodes(pf_out_t *o, pf_buf_t *b, uint32_t nnodes)
             if (mods[i].epoch_load == e)
                 write_module_load(o, b, &mods[i]);
         uint32_t first = next_node;
-        while (next_node <= nnodes && col_nodes[next_node].epoch <= e + 1)
+        while (next_node <= nnodes && col_node_epoch(next_node) <= e + 1)
             next_node++;
         if (next_node > first)
             write_nodes(o, b, first, next_node - 1);

@@ -400,13 +400,15 @@ void col_record_publish_thread(col_thread_t *t);
 
 /* ---- the call tree (col_node.c) and allocation sites (col_site.c) ---- */
 
+/* 16 bytes: found with a shift.  The modules epoch a node was made in is
+ * kept by runs of ids (col_node_epoch), not in each record. */
 typedef struct col_node {
     uintptr_t ip;       /* return address */
     uint32_t parent;    /* caller's node, 0 at the root */
-    uint32_t epoch;     /* col_modules_epoch() when made */
     uint16_t depth;     /* frames from the root (or the cut) to here */
     uint16_t flags;     /* COL_NODE_F_* */
 } col_node_t;
+_Static_assert(sizeof(col_node_t) == 16, "a node record is 16 bytes");
 
 #define COL_NODE_NONE 0xffffffffu  /* no node: the table is full */
 #define COL_NODE_TRUNC 0x80000000u /* pseudo-parent of a cut stack's outermost frame */
@@ -426,6 +428,9 @@ UT_INLINE void col_node_key(uint32_t id, uint64_t *ip, uint32_t *parent)
 
 int col_node_init(void);
 uint32_t col_node_count(void);     /* ids are 1 .. count */
+/* col_modules_epoch() when node id (1 .. count) was made; UINT32_MAX if
+ * not kept (more epochs with new nodes than the runs table holds). */
+uint32_t col_node_epoch(uint32_t id);
 uint32_t col_node_add(uint32_t parent, uintptr_t ip);
 
 /* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:

@@ -31,12 +31,27 @@ uint64_t *col_node_next;
 static uint32_t count; /* last id handed out, published with release */
 static uint32_t limit; /* ids below it can be made */
 
+/* The modules epoch of each node, by runs: nodes are made in id order
+ * under the table's lock, and the epoch only grows, so the nodes of one
+ * epoch are consecutive ids.  A run is appended (under the lock, before
+ * the node's id is published) when a node is made in a new epoch; the
+ * profile writer places nodes between the module records by it. */
+#define EPOCH_RUNS (1u << 16)
+typedef struct epoch_run {
+    uint32_t epoch, first; /* nodes first .. (the next run's first - 1) */
+} epoch_run_t;
+static epoch_run_t *runs;
+static uint32_t nruns;       /* published with release */
+static uint32_t runs_full;   /* first node made when no run was left; 0: none */
+
 int col_node_init(void)
 {
     limit = col_config_id_limit(col_config.fault_nodes, COL_NODE_MAX);
     col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
     col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
-    if (!col_nodes || !col_node_next || col_idtab_init(&col_node_tab, INDEX_INITIAL, col_node_key) != 0)
+    runs = col_vm_map(EPOCH_RUNS * sizeof *runs);
+    if (!col_nodes || !col_node_next || !runs ||
+        col_idtab_init(&col_node_tab, INDEX_INITIAL, col_node_key) != 0)
         return -1;
     col_node_next[0] = 0; /* its first page: written before anyone reads it */
     return 0;
@@ -45,6 +60,37 @@ int col_node_init(void)
 uint32_t col_node_count(void)
 {
     return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+}
+
+/* Node id is made in epoch e (under the lock, before id is published). */
+static void epoch_note(uint32_t id, uint32_t e)
+{
+    uint32_t n = nruns;
+    if (n > 0 && runs[n - 1].epoch == e)
+        return;
+    if (n == EPOCH_RUNS || runs_full) {
+        if (!runs_full)
+            __atomic_store_n(&runs_full, id, __ATOMIC_RELEASE);
+        return;
+    }
+    runs[n] = (epoch_run_t){.epoch = e, .first = id};
+    __atomic_store_n(&nruns, n + 1, __ATOMIC_RELEASE);
+}
+
+uint32_t col_node_epoch(uint32_t id)
+{
+    uint32_t full = __atomic_load_n(&runs_full, __ATOMIC_ACQUIRE);
+    if (full && id >= full)
+        return UINT32_MAX;
+    uint32_t lo = 0, hi = __atomic_load_n(&nruns, __ATOMIC_ACQUIRE);
+    while (hi - lo > 1) { /* the last run starting at or before id */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (runs[mid].first <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi > 0 ? runs[lo].epoch : UINT32_MAX;
 }
 
 /* The node (parent, ip), made now; COL_NODE_NONE if the table is full. */
@@ -68,7 +114,7 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip)
                 n->depth = parent ? (uint16_t)(col_nodes[parent].depth + 1) : 1;
                 n->flags = parent ? col_nodes[parent].flags : 0;
             }
-            n->epoch = col_modules_epoch();
+            epoch_note(id, col_modules_epoch());
             /* every thread reads col_node_next: write each page before
              * the first id on it is out (a read first would map the zero
              * page, and the write after it interrupt every CPU) */

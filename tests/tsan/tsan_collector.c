@@ -17,7 +17,8 @@
  *   distinct stacks have distinct nodes, and each node's frames, read back
  *   through its parents (col_node_ips), are the stack's, as are the
  *   frames by depth the fp unwinder keeps of its last guessed stack
- *   (col_guess_set), whatever stacks came before.
+ *   (col_guess_set), whatever stacks came before; the reader finds every
+ *   published node's modules epoch (col_node_epoch).
  * - col_shadow.c: the same 4 threads mark and clear blocks at interleaved
  *   addresses of the same leaves (racing to install each leaf and to mark
  *   its pages written), and put and take exact sizes in the striped side
@@ -163,6 +164,8 @@ static void *reader(void *arg)
             if (r->parent >= id || r->depth == 0 || r->depth > DEPTH_MAX ||
                 (r->parent && r->depth != col_nodes[r->parent].depth + 1))
                 fail("record of a published node", id, r->parent);
+            if (col_node_epoch(id) != col_modules_epoch_value) /* its run */
+                fail("a published node's modules epoch", id, col_node_epoch(id));
         }
         uint32_t ns = col_site_count();
         for (uint32_t id = COL_SITE_LOST + 1; id <= ns; id++)
