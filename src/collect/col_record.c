@@ -145,11 +145,6 @@ UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, u
     return site;
 }
 
-/* The way of set to keep the stack `node` of frame and ra in: the way
- * that saw this stack before (*second: fill its checks now, or again if
- * they no longer hold: a word changed, or the modules did); else an empty
- * way, or one waiting for its second sight, or way 1, so that way 0, the
- * fast path's, keeps a stack it can take. */
 /* The way of set that saw the stack `node` from frame and ra before. */
 static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node)
 {
@@ -161,6 +156,11 @@ static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t r
     return NULL;
 }
 
+/* The way of set to keep the stack `node` of frame and ra in: the way
+ * that saw this stack before (*second: fill its checks now, or again if
+ * they no longer hold: a word changed, or the modules did); else an empty
+ * way, or one waiting for its second sight, or way 1, so that way 0, the
+ * fast path's, keeps a stack it can take. */
 static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
                               int *second)
 {
