@@ -266,14 +266,17 @@ UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, c
     col_sc_entry_t *e = &set->way[0];
     int hit = col_sc_hit(e, frame, ra, col_modules_epoch());
     uint32_t site;
+    col_count_t *c = NULL;
     if (hit && key == e->key) {
         t->memo_node = e->node;
         site = e->site;
+        c = e->cnt;
     } else {
-        col_count_t *c;
         site = col_record_site_miss(t, frame, key, set, hit, &c);
     }
-    col_account_alloc(t, ptr, size, site);
+    /* the counters the entry or the site memo kept, else looked up */
+    col_account_block(t, ptr, size, site, c ? c : col_thread_count(t, site),
+                      col_site_counts_bytes(site, size));
     col_tls_fast = t;
 }
 
