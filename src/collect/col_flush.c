@@ -306,18 +306,23 @@ static void write_counters(pf_out_t *o, pf_buf_t *b, uint32_t last, uint64_t now
 {
     uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
     for (uint32_t l = 0; l <= last >> COL_COUNT_LEAF_BITS; l++) {
-        memset(merged, 0, sizeof merged);
+        /* the leaf's sites up to last: a program with few sites touches
+         * one page of the table, not all 56 KiB of it */
+        uint32_t used = last - (l << COL_COUNT_LEAF_BITS) + 1;
+        if (used > COL_COUNT_LEAF)
+            used = COL_COUNT_LEAF;
+        memset(merged, 0, used * sizeof merged[0]);
         for (col_thread_t *t = col_thread_all(); t; t = t->next)
             merge_thread(merged, l, last, gen, t);
         uint32_t first = l ? 0 : 1, n = 0; /* site 0 is no site */
-        for (uint32_t i = first; i < COL_COUNT_LEAF; i++)
+        for (uint32_t i = first; i < used; i++)
             n += merged[i].allocs || merged[i].frees;
         if (!n)
             continue;
         pf_buf_reset(b);
         pf_buf_u(b, now);
         pf_buf_u(b, n);
-        for (uint32_t i = first; i < COL_COUNT_LEAF; i++) {
+        for (uint32_t i = first; i < used; i++) {
             const merged_t *d = &merged[i];
             if (!d->allocs && !d->frees)
                 continue;
