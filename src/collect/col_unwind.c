@@ -23,8 +23,13 @@
 #include "collect/col_memo.h"
 #include "heapscope/profile.h"
 
+/* The frame-pointer mode never calls libunwind, so it does not touch it
+ * at all: its pages (and liblzma's, which it pulls in) stay out of the
+ * program's RSS. */
 int col_unwind_init(void)
 {
+    if (col_config.unwinder == PF_UNWIND_FP)
+        return 0;
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     if (col_config.unwinder == PF_UNWIND_DWARF && col_dwarf_init() != 0)
         col_config.unwinder = PF_UNWIND_LIBUNWIND;
@@ -33,6 +38,8 @@ int col_unwind_init(void)
 
 void col_unwind_modules_changed(void)
 {
+    if (col_config.unwinder == PF_UNWIND_FP)
+        return;
     unw_flush_cache(unw_local_addr_space, 0, 0);
     col_dwarf_modules_changed();
 }
