@@ -264,25 +264,21 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
     uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
     if (fp == 0)
         return 0;
-    /* g's frames but its outermost: each must be there and lead on (the
-     * tests of col_fp_next_ok, with its bound out of the loop) */
     const uintptr_t *want = m->guess.ip;
-    uintptr_t lim = hi - 2 * sizeof(uintptr_t);
-    for (int d = depth; d > 1; d--) {
+    for (int d = depth;; d--) {
         const uintptr_t *f = (const uintptr_t *)fp;
         uintptr_t next = f[0];
-        if (f[1] != want[d] || next <= fp || next > lim || (next & 7) != 0)
+        if (f[1] != want[d])
             return 0;
+        if (!col_fp_next_ok(fp, next, hi))
+            return d == 1; /* the walk ends with this frame */
         fp = next;
+        if (d == 1)
+            break;
     }
-    /* the outermost; the walk ends with it, or goes no further from the
-     * next frame (else it is a deeper stack, or one the depth cap cuts) */
-    const uintptr_t *f = (const uintptr_t *)fp;
-    if (f[1] != want[1])
-        return 0;
-    if (!col_fp_next_ok(fp, f[0], hi))
-        return 1;
-    return stops_at(((const uintptr_t *)f[0])[1]);
+    /* g's frames are all there; the walk goes no further (else it is a
+     * deeper stack, or one the depth cap cuts) */
+    return stops_at(((const uintptr_t *)fp)[1]);
 }
 
 /* The walk without the memo (the reference of HEAPSCOPE_UNWIND_VERIFY,
