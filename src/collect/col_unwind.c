@@ -23,9 +23,10 @@
 #include "collect/col_memo.h"
 #include "heapscope/profile.h"
 
-/* The frame-pointer mode never calls libunwind, so it does not touch it
- * at all: its pages (and liblzma's, which it pulls in) stay out of the
- * program's RSS. */
+/* The frame-pointer mode never calls libunwind, so libunwind's code
+ * pages stay out of the program's RSS.  (liblzma, which libunwind pulls
+ * in, costs its pages in every mode: its start-up code runs at load; why
+ * libunwind is not loaded on demand instead: docs/UNWIND.md.) */
 int col_unwind_init(void)
 {
     if (col_config.unwinder == PF_UNWIND_FP)
