@@ -66,8 +66,8 @@ def check_runner(build):
         with open(out_csv) as f:
             rows = list(csv.reader(f))
         want = ["workload", "threads", "mode", "runs", "timeouts", "median_s", "min_s", "max_s",
-                "slowdown", "cpu_s", "cpu_ratio", "peak_rss_kib", "rss_ratio", "profile_bytes", "ops",
-                "speedup_vs_heaptrack", "speedup_vs_massif"]
+                "slowdown", "cpu_s", "cpu_ratio", "peak_rss_kib", "rss_min_kib", "rss_max_kib",
+                "rss_ratio", "profile_bytes", "ops", "speedup_vs_heaptrack", "speedup_vs_massif"]
         if rows[0] != want:
             fail(f"CSV header {rows[0]}, want {want}")
         recs = [dict(zip(want, row)) for row in rows[1:]]
@@ -76,6 +76,7 @@ def check_runner(build):
         for x in recs:
             if x["runs"] != "1" or x["timeouts"] != "0" or x["ops"] != "1000000" or float(x["median_s"]) <= 0 \
                     or int(x["peak_rss_kib"]) <= 0 \
+                    or not int(x["rss_min_kib"]) == int(x["peak_rss_kib"]) == int(x["rss_max_kib"]) \
                     or float(x["cpu_s"]) <= 0:
                 fail(f"CSV row {x}")
         if recs[0]["slowdown"] != "1.0000" or recs[0]["profile_bytes"] != "" or int(recs[1]["profile_bytes"]) <= 0:
