@@ -167,6 +167,24 @@ static int find_library(char *out, size_t cap)
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+/* For --unwind fp, libheapscope-fp.so beside the library found (a build
+ * without libunwind, so that neither it nor liblzma is loaded into the
+ * program: docs/UNWIND.md), unless $HEAPSCOPE_LIB chose one. */
+static void prefer_fp_library(const run_opts_t *o, char *lib, size_t cap)
+{
+    const char *env = getenv("HEAPSCOPE_LIB");
+    if (!o->unwind || strcmp(o->unwind, "fp") || (env && *env))
+        return;
+    const char *base = strrchr(lib, '/');
+    base = base ? base + 1 : lib;
+    if (strcmp(base, "libheapscope.so"))
+        return;
+    char fp[PATH_MAX];
+    if (snprintf(fp, sizeof fp, "%.*slibheapscope-fp.so", (int)(base - lib), lib) < (int)sizeof fp &&
+        access(fp, R_OK) == 0)
+        snprintf(lib, cap, "%s", fp);
+}
+
 static void set_env(const char *name, const char *value)
 {
     if (value)
@@ -261,6 +279,7 @@ int cli_run_main(int argc, char **argv)
                 lib);
         return 2;
     }
+    prefer_fp_library(&o, lib, sizeof lib);
     if (o.output && !strstr(o.output, "%")) {
         char tmp[PATH_MAX + 8];
         struct stat st;

@@ -62,6 +62,9 @@ void col_config_load(void)
         c->unwinder = PF_UNWIND_LIBUNWIND;
     else if (u && *u && strcmp(u, "dwarf"))
         col_log("heapscope: unknown HEAPSCOPE_UNWIND=%s, using dwarf\n", u);
+#ifdef COL_FP_ONLY
+    c->unwinder = PF_UNWIND_FP; /* libheapscope-fp.so (col_unwind.c says so) */
+#endif
     c->max_depth = (int)env_long("HEAPSCOPE_DEPTH", 64, 1, COL_MAX_DEPTH);
     c->interval_ms = (unsigned)env_long("HEAPSCOPE_INTERVAL_MS", 500, 10, 86400000);
     c->sample_ms = (unsigned)env_long("HEAPSCOPE_SAMPLE_MS", 10, 1, 60000);

@@ -12,10 +12,18 @@
  * libunwind, start-up, and HEAPSCOPE_UNWIND_VERIFY, which checks every
  * stack of the caching unwinders against a reference.  All skip the frames
  * of libheapscope.so itself, so frame 0 is the return address into the
- * caller of malloc (or new). */
+ * caller of malloc (or new).
+ *
+ * Built with COL_FP_ONLY, this is libheapscope-fp.so, which `heapscope run
+ * --unwind fp` preloads: frame pointers only, without libunwind, so that
+ * neither libunwind nor liblzma (its dependency) is loaded into the
+ * program (col_config.c keeps the mode fp). */
 #define _GNU_SOURCE
+#ifndef COL_FP_ONLY
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#endif
+#include <stdlib.h>
 #include <string.h>
 
 #include "collect/col_dwarf.h"
@@ -29,19 +37,30 @@
  * libunwind is not loaded on demand instead: docs/UNWIND.md.) */
 int col_unwind_init(void)
 {
+#ifdef COL_FP_ONLY
+    const char *asked = getenv("HEAPSCOPE_UNWIND");
+    if (asked && *asked && strcmp(asked, "fp"))
+        col_message_add("libheapscope-fp.so unwinds with frame pointers only: "
+                        "HEAPSCOPE_UNWIND=%.32s was not used",
+                        asked);
+    return 0;
+#else
     if (col_config.unwinder == PF_UNWIND_FP)
         return 0;
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     if (col_config.unwinder == PF_UNWIND_DWARF && col_dwarf_init() != 0)
         col_config.unwinder = PF_UNWIND_LIBUNWIND;
     return 0;
+#endif
 }
 
 void col_unwind_modules_changed(void)
 {
     if (col_config.unwinder == PF_UNWIND_FP)
         return;
+#ifndef COL_FP_ONLY
     unw_flush_cache(unw_local_addr_space, 0, 0);
+#endif
     col_dwarf_modules_changed();
 }
 
@@ -61,7 +80,12 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
 {
     int want = max + OWN_FRAMES_MAX;
     void *buf[COL_MAX_DEPTH + OWN_FRAMES_MAX];
+#ifdef COL_FP_ONLY
+    int n = 0; /* never asked: the mode is fp */
+    (void)buf;
+#else
     int n = unw_backtrace(buf, want);
+#endif
     if (n < 0)
         n = 0;
     int skip = 0;

@@ -173,12 +173,13 @@ class Test:
         return self._exec(argv, outpath, env, stdin, cwd, timeout, expect_rc)
 
     def run_preloaded(self, prog, args=(), env=None, stdin=b"", cwd=None,
-                      timeout=120, expect_rc=0):
-        """Run PROG directly with LD_PRELOAD=libheapscope.so (no `heapscope
-        run`): only the HEAPSCOPE_* variables in `env` steer the collector."""
+                      timeout=120, expect_rc=0, lib=None):
+        """Run PROG directly with LD_PRELOAD=libheapscope.so (or lib, a
+        path) and no `heapscope run`: only the HEAPSCOPE_* variables in
+        `env` steer the collector."""
         path = prog if os.path.isabs(prog) else self.prog(prog)
         extra = dict(env or {})
-        extra["LD_PRELOAD"] = self.lib
+        extra["LD_PRELOAD"] = lib or self.lib
         return self._exec([path] + list(args), None, extra, stdin, cwd,
                           timeout, expect_rc)
 

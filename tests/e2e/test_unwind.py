@@ -6,7 +6,14 @@ counts, frame 0 in alloc_site_a / alloc_site_b, main among the callers.
 --depth 1: still two stacks (frame 0 differs) with one frame each (plus
 inline frames at most).  HEAPSCOPE_UNWIND=fp through the environment with
 LD_PRELOAD directly: the same counts.
+
+libheapscope-fp.so, built without libunwind: `heapscope run --unwind fp`
+picks it when HEAPSCOPE_LIB does not name a library, and the program then
+maps neither libunwind nor liblzma, with the same counts; preloaded with
+HEAPSCOPE_UNWIND=dwarf it unwinds with frame pointers and says so.
 """
+import os
+
 import hstest
 import test_single
 
@@ -35,6 +42,33 @@ def main(t):
     t.run_preloaded("hs_single", env={"HEAPSCOPE_UNWIND": "fp", "HEAPSCOPE_OUTPUT": out,
                                       "HEAPSCOPE_QUIET": "1"})
     test_single.check_counts(t, t.report(out))
+
+    fp_lib = os.path.join(os.path.dirname(t.lib), "libheapscope-fp.so")
+    # HEAPSCOPE_LIB empty: `heapscope run` finds the libraries beside itself
+    r = t.run("hs_single", out="fp-lib.hsp", opts=["--unwind", "fp"], env={"HEAPSCOPE_LIB": ""})
+    p = t.report(r.out)
+    test_single.check_counts(t, p)
+    loaded = [os.path.basename(m["path"]) for m in p.data.get("modules", [])]
+    t.eq("--unwind fp: the library preloaded", ["libheapscope-fp.so"],
+         [m for m in loaded if m.startswith("libheapscope")])
+    t.eq("--unwind fp: neither libunwind nor liblzma loaded", [],
+         [m for m in loaded if m.startswith(("libunwind", "liblzma"))])
+    t.eq("--unwind fp: unwinder", "frame pointers", p.summary["unwinder"])
+    r = t.run("hs_single", out="dwarf-lib.hsp", env={"HEAPSCOPE_LIB": ""})
+    p = t.report(r.out)
+    loaded = [os.path.basename(m["path"]) for m in p.data.get("modules", [])]
+    t.eq("default: the library preloaded", ["libheapscope.so"],
+         [m for m in loaded if m.startswith("libheapscope")])
+    out = t.dir + "/fp-lib-dwarf.hsp"
+    t.run_preloaded("hs_single", lib=fp_lib,
+                    env={"HEAPSCOPE_UNWIND": "dwarf", "HEAPSCOPE_OUTPUT": out, "HEAPSCOPE_QUIET": "1"})
+    p = t.report(out)
+    test_single.check_counts(t, p)
+    t.eq("libheapscope-fp.so asked for dwarf: unwinder", "frame pointers", p.summary["unwinder"])
+    t.eq("libheapscope-fp.so asked for dwarf: says so",
+         ["collector: libheapscope-fp.so unwinds with frame pointers only: "
+          "HEAPSCOPE_UNWIND=dwarf was not used"],
+         [w for w in p.summary["warnings"] if "libheapscope-fp.so" in w])
 
 
 if __name__ == "__main__":
