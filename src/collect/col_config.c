@@ -54,6 +54,9 @@ void col_config_load(void)
     c->quiet = env_long("HEAPSCOPE_QUIET", 0, 0, 1) != 0;
     c->disabled = env_long("HEAPSCOPE_DISABLE", 0, 0, 1) != 0;
     c->verify_unwind = env_long("HEAPSCOPE_UNWIND_VERIFY", 0, 0, 1) != 0;
+#ifdef COL_FP_ONLY
+    c->unwinder = PF_UNWIND_FP; /* libheapscope-fp.so (col_unwind.c says so) */
+#else
     const char *u = getenv("HEAPSCOPE_UNWIND");
     c->unwinder = PF_UNWIND_DWARF;
     if (u && !strcmp(u, "fp"))
@@ -62,8 +65,6 @@ void col_config_load(void)
         c->unwinder = PF_UNWIND_LIBUNWIND;
     else if (u && *u && strcmp(u, "dwarf"))
         col_log("heapscope: unknown HEAPSCOPE_UNWIND=%s, using dwarf\n", u);
-#ifdef COL_FP_ONLY
-    c->unwinder = PF_UNWIND_FP; /* libheapscope-fp.so (col_unwind.c says so) */
 #endif
     c->max_depth = (int)env_long("HEAPSCOPE_DEPTH", 64, 1, COL_MAX_DEPTH);
     c->interval_ms = (unsigned)env_long("HEAPSCOPE_INTERVAL_MS", 500, 10, 86400000);
