@@ -54,10 +54,15 @@ void col_config_load(void)
     c->quiet = env_long("HEAPSCOPE_QUIET", 0, 0, 1) != 0;
     c->disabled = env_long("HEAPSCOPE_DISABLE", 0, 0, 1) != 0;
     c->verify_unwind = env_long("HEAPSCOPE_UNWIND_VERIFY", 0, 0, 1) != 0;
-#ifdef COL_FP_ONLY
-    c->unwinder = PF_UNWIND_FP; /* libheapscope-fp.so (col_unwind.c says so) */
-#else
     const char *u = getenv("HEAPSCOPE_UNWIND");
+#ifdef COL_FP_ONLY
+    /* libheapscope-fp.so, built without libunwind (col_unwind.c) */
+    c->unwinder = PF_UNWIND_FP;
+    if (u && *u && strcmp(u, "fp"))
+        col_message_add("libheapscope-fp.so unwinds with frame pointers only: "
+                        "HEAPSCOPE_UNWIND=%.32s was not used",
+                        u);
+#else
     c->unwinder = PF_UNWIND_DWARF;
     if (u && !strcmp(u, "fp"))
         c->unwinder = PF_UNWIND_FP;

@@ -23,7 +23,6 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #endif
-#include <stdlib.h>
 #include <string.h>
 
 #include "collect/col_dwarf.h"
@@ -33,16 +32,12 @@
 
 /* The frame-pointer mode never calls libunwind, so libunwind's code
  * pages stay out of the program's RSS.  (liblzma, which libunwind pulls
- * in, costs its pages in every mode: its start-up code runs at load; why
- * libunwind is not loaded on demand instead: docs/UNWIND.md.) */
+ * in, costs its pages in libheapscope.so whatever the mode: its start-up
+ * code runs at load; libheapscope-fp.so loads neither.  Why libunwind is
+ * not loaded on demand instead: docs/UNWIND.md.) */
 int col_unwind_init(void)
 {
 #ifdef COL_FP_ONLY
-    const char *asked = getenv("HEAPSCOPE_UNWIND");
-    if (asked && *asked && strcmp(asked, "fp"))
-        col_message_add("libheapscope-fp.so unwinds with frame pointers only: "
-                        "HEAPSCOPE_UNWIND=%.32s was not used",
-                        asked);
     return 0;
 #else
     if (col_config.unwinder == PF_UNWIND_FP)
