@@ -11,6 +11,9 @@
   smoke_test.py overhead BUILD        run bench/overhead --against BUILD (the
       build against itself) once and check its CSV's modes and the table of
       changes; a missing --against build must be a clear error.
+  smoke_test.py floor BUILD           run a workload under each floor library
+      (bench/floor/floor.c) and check the allocations, frees and sites it
+      reports; run bench/floor/run once and check its CSV and tables.
 No timing is asserted: this machine is small and shared."""
 import csv, os, re, subprocess, sys, tempfile
 
@@ -121,6 +124,60 @@ def check_overhead(build):
             fail(f"bench/overhead --against nosuch: exit {r.returncode}, {r.stderr!r}")
 
 
+def floor_report(build, level, name, threads):
+    """(allocs, frees, sites) libfloor-LEVEL.so reports for wl-NAME, and
+    the ops the workload printed."""
+    env = dict(os.environ, FLOOR_REPORT="1",
+               LD_PRELOAD=os.path.join(build, "bench", "floor", f"libfloor-{level}.so"))
+    r = subprocess.run([os.path.join(build, "bench", "wl-" + name), "-t", str(threads), "-s", "1"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    m = re.search(r"^libfloor: level=\d allocs=(\d+) frees=(\d+) sites=(\d+)$", r.stderr, re.M)
+    if r.returncode != 0 or not m:
+        fail(f"wl-{name} under libfloor-{level}.so: exit {r.returncode}, stderr {r.stderr!r}")
+    print(f"libfloor-{level} wl-{name} -t {threads}: {m.group(0)}")
+    return tuple(int(x) for x in m.groups()), EXPECTED_OPS[name](threads, 1)
+
+
+def check_floor(build):
+    # the levels that keep no counters count nothing
+    for level in ("pass", "live"):
+        got, _ = floor_report(build, level, "threadtest", 2)
+        if got != (0, 0, 0):
+            fail(f"libfloor-{level}.so counted {got}")
+    # the counting levels see every allocation and free of the workload (and
+    # the few of its start-up); level 2 has one site, level 3 one per hashed
+    # stack: threadtest's loop allocates from one stack per thread function,
+    # binary-trees from 65,535 (hashed into 1,024 sites, nearly all used)
+    for level in ("count", "stack"):
+        for name, sites in (("threadtest", (1, 1) if level == "count" else (1, 8)),
+                            ("binary-trees", (1, 1) if level == "count" else (1000, 1024))):
+            (allocs, frees, n), ops = floor_report(build, level, name, 2)
+            if not (ops <= allocs <= ops + 64 and ops <= frees <= allocs and
+                    sites[0] <= n <= sites[1]):
+                fail(f"libfloor-{level}.so on wl-{name}: allocs {allocs} frees {frees} sites {n}, "
+                     f"ops {ops}, sites wanted in {sites}")
+    run = os.path.join(HERE, "..", "floor", "run")
+    with tempfile.TemporaryDirectory() as d:
+        out_csv = os.path.join(d, "f.csv")
+        r = subprocess.run([run, "--build-dir", build, "--workloads", "threadtest", "--threads", "1",
+                            "--modes", "base,pass,stack,fp", "--repeat", "1", "--scale", "1",
+                            "--csv", out_csv], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            fail(f"bench/floor/run exited {r.returncode}: {r.stdout}{r.stderr}")
+        with open(out_csv) as f:
+            recs = list(csv.DictReader(f))
+        if len(recs) != 1 or recs[0]["workload"] != "threadtest" or recs[0]["threads"] != "1" or \
+                any(float(recs[0][f"{m}_{k}_ratio"]) <= 0 for m in ("pass", "stack", "fp")
+                    for k in ("cpu", "wall", "rss")) or "stack_share_of_fp" not in recs[0]:
+            fail(f"bench/floor/run CSV {recs}")
+        if not re.search(r"^threadtest +1 +\d+\.\d+ +(\d+\.\d\dx +){3}", r.stdout, re.M):
+            fail(f"bench/floor/run table: {r.stdout}")
+        r = subprocess.run([run, "--build-dir", build, "--workloads", "nosuch"], capture_output=True,
+                           text=True, timeout=30)
+        if r.returncode == 0 or "nosuch" not in r.stderr:
+            fail(f"bench/floor/run --workloads nosuch: exit {r.returncode}, {r.stderr!r}")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
         check_workload(sys.argv[2], sys.argv[3])
@@ -128,8 +185,10 @@ def main():
         check_runner(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "overhead":
         check_overhead(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "floor":
+        check_floor(sys.argv[2])
     else:
-        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | overhead BUILD")
+        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | overhead BUILD | floor BUILD")
     print("ok")
 
 

@@ -1,0 +1,283 @@
+/* floor.c - the floor under any exact heap profiler preloaded into a
+ * program: what interposing the malloc family costs before anything is
+ * recorded, and what each piece of exact recording adds, with none of the
+ * work that makes heapscope's answers right (no stack is identified, no
+ * site is made, nothing is written).  Built once per level (FL_LEVEL) as
+ * build/bench/floor/libfloor-NAME.so and preloaded by bench/floor/run
+ * beside heapscope:
+ *
+ *   0 pass   malloc, calloc, realloc and free call glibc's, nothing more
+ *   1 live   + each live block's word in a flat shadow map (4 bytes per
+ *              32-byte granule, heapscope's ratio), set by the allocation
+ *              and taken back by the free, and the thread's heap balance
+ *              (the size from glibc's chunk header, published to a shared
+ *              counter every 64 KiB: cheaper than an exact peak)
+ *   2 count  + the thread's counters (allocations, frees) of the block's
+ *              site, one constant site: as if finding a stack were free
+ *   3 stack  + a frame-pointer walk of the whole stack at each allocation,
+ *              hashed into one of 1,024 sites: the cheapest capture that
+ *              reads every frame, with no table of stacks behind it
+ *
+ * A level's slowdown is a lower bound for any profiler that does at least
+ * that much per allocation and free.  Not a profiler: it handles only the
+ * entry points the suite's C workloads use (aligned allocations pass
+ * through unrecorded, and their frees find no shadow word) and glibc only.
+ * With FLOOR_REPORT set it prints, at exit, the allocations and frees it
+ * counted and how many sites they came from (levels 2-3), so that a test
+ * can check that it saw every one and that level 3 tells stacks apart. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef FL_LEVEL
+#error "build with -DFL_LEVEL=0..3"
+#endif
+
+/* glibc's own entry points (exported since 2.2.5): no dlsym at start. */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+
+#define FL_EXPORT __attribute__((visibility("default")))
+#define FL_TLS __attribute__((tls_model("initial-exec")))
+#define FL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define FL_GRANULE_SHIFT 5             /* a glibc chunk is at least 32 bytes */
+#define FL_SHADOW_BITS 44 /* 2^47 bytes of address space / 32 x 4; less under valgrind */
+#define FL_SITES 1024
+#define FL_PUBLISH ((int64_t)64 << 10)
+
+typedef struct fl_count {
+    uint64_t allocs, frees;
+} fl_count_t;
+
+/* A thread's state; fl_self points at it once the thread is attached. */
+typedef struct fl_thread {
+    int64_t pending;            /* heap balance not yet published */
+    uintptr_t stack_lo, stack_hi;
+    fl_count_t count[FL_SITES]; /* by site - 1 */
+} fl_thread_t;
+
+static _Thread_local fl_thread_t fl_state FL_TLS;
+static _Thread_local fl_thread_t *fl_self FL_TLS; /* NULL: record nothing */
+static _Thread_local int fl_attaching FL_TLS;
+static _Thread_local int fl_detached FL_TLS;
+
+static uint32_t *fl_shadow;        /* NULL until the constructor ran */
+static uint64_t fl_granules;       /* words in the map: blocks above pass through */
+static int64_t fl_heap;            /* published balance */
+static uint64_t fl_allocs, fl_frees; /* of threads that exited */
+static uint64_t fl_used[FL_SITES / 64]; /* sites they allocated from */
+static pthread_key_t fl_key;
+
+/* ---- cold: threads, start and exit ----------------------------------- */
+
+static void fl_add_counts(fl_thread_t *t)
+{
+    uint64_t a = 0, f = 0;
+    for (int i = 0; i < FL_SITES; i++) {
+        a += t->count[i].allocs;
+        f += t->count[i].frees;
+        if (t->count[i].allocs)
+            __atomic_or_fetch(&fl_used[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&fl_allocs, a, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&fl_frees, f, __ATOMIC_RELAXED);
+}
+
+/* Key destructor: the exiting thread's counts join the totals, and it
+ * records nothing more (later frees of its blocks find their words). */
+static void fl_thread_exit(void *arg)
+{
+    fl_self = NULL;
+    fl_detached = 1;
+    fl_add_counts((fl_thread_t *)arg);
+}
+
+/* The calling thread's first event: its stack bounds (whose lookup may
+ * allocate: those allocations pass through) and its exit destructor.
+ * Returns the state to record into, or NULL to pass this event through.
+ * (Level 0 never attaches.) */
+__attribute__((noinline, cold, unused)) static fl_thread_t *fl_attach(void)
+{
+    if (fl_shadow == NULL || fl_attaching || fl_detached)
+        return NULL;
+    fl_attaching = 1;
+    fl_thread_t *t = &fl_state;
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+            t->stack_lo = (uintptr_t)lo;
+            t->stack_hi = (uintptr_t)lo + size;
+        }
+        pthread_attr_destroy(&a);
+    }
+    pthread_setspecific(fl_key, t);
+    fl_attaching = 0;
+    fl_self = t;
+    return t;
+}
+
+__attribute__((constructor)) static void fl_init(void)
+{
+    void *p = MAP_FAILED;
+    uint64_t bytes = 1ull << FL_SHADOW_BITS;
+    for (; bytes >= 1ull << 30; bytes >>= 1) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED)
+            break;
+    }
+    if (p == MAP_FAILED) {
+        static const char msg[] = "libfloor: cannot reserve the shadow map\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        _exit(125);
+    }
+    pthread_key_create(&fl_key, fl_thread_exit);
+    fl_granules = bytes / sizeof(uint32_t);
+    fl_shadow = p;
+}
+
+__attribute__((destructor)) static void fl_fini(void)
+{
+    if (!getenv("FLOOR_REPORT"))
+        return;
+    if (fl_self != NULL) {
+        fl_self = NULL;
+        fl_add_counts(&fl_state);
+    }
+    int sites = 0;
+    for (int i = 0; i < FL_SITES / 64; i++)
+        sites += __builtin_popcountll(fl_used[i]);
+    char line[128];
+    int n = snprintf(line, sizeof line, "libfloor: level=%d allocs=%llu frees=%llu sites=%d\n",
+                     FL_LEVEL, (unsigned long long)fl_allocs, (unsigned long long)fl_frees, sites);
+    (void)!write(2, line, (size_t)n);
+}
+
+/* ---- hot: what each allocation and free records ---------------------- */
+
+/* The site of this allocation: 1 below level 3; at level 3 the hash of
+ * every return address on the frame-pointer chain, kept inside the
+ * thread's stack. */
+static inline uint32_t fl_site(const fl_thread_t *t)
+{
+#if FL_LEVEL >= 3
+    const uintptr_t *fp = __builtin_frame_address(0);
+    uint64_t h = 0;
+    for (int n = 0; n < 256; n++) {
+        uintptr_t a = (uintptr_t)fp;
+        if (a < t->stack_lo || a > t->stack_hi - 16 || (a & 7))
+            break;
+        h = (h << 5 | h >> 59) ^ fp[1]; /* 2 cycles, beside the chain of loads */
+        const uintptr_t *next = (const uintptr_t *)fp[0];
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> 54) + 1;
+#else
+    (void)t;
+    return 1;
+#endif
+}
+
+static inline void fl_balance(fl_thread_t *t, int64_t delta)
+{
+    int64_t p = t->pending + delta;
+    if (FL_UNLIKELY(p >= FL_PUBLISH || p <= -FL_PUBLISH)) {
+        __atomic_add_fetch(&fl_heap, p, __ATOMIC_RELAXED);
+        p = 0;
+    }
+    t->pending = p;
+}
+
+/* p's word in the map, or NULL if the map does not reach p. */
+static inline uint32_t *fl_word(const void *p)
+{
+    uint64_t g = (uintptr_t)p >> FL_GRANULE_SHIFT;
+    return FL_UNLIKELY(g >= fl_granules) ? NULL : &fl_shadow[g];
+}
+
+static inline void fl_alloc(void *p, size_t size)
+{
+#if FL_LEVEL >= 1
+    fl_thread_t *t = fl_self;
+    if (FL_UNLIKELY(t == NULL) && (t = fl_attach()) == NULL)
+        return;
+    uint32_t *w = fl_word(p);
+    if (FL_UNLIKELY(w == NULL))
+        return;
+    uint32_t site = fl_site(t);
+#if FL_LEVEL >= 2
+    t->count[site - 1].allocs++;
+#endif
+    *w = site;
+    fl_balance(t, (int64_t)size);
+#else
+    (void)p, (void)size;
+#endif
+}
+
+/* Take p's word before the real free; returns it (0: not recorded). */
+static inline uint32_t fl_free(void *p)
+{
+#if FL_LEVEL >= 1
+    fl_thread_t *t = fl_self;
+    if (FL_UNLIKELY(t == NULL) || p == NULL)
+        return 0;
+    uint32_t *w = fl_word(p), v = w ? *w : 0;
+    if (v != 0) {
+        *w = 0;
+#if FL_LEVEL >= 2
+        t->count[v - 1].frees++;
+#endif
+        fl_balance(t, -(int64_t)((((const size_t *)p)[-1] & ~(size_t)7) - 8));
+    }
+    return v;
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+FL_EXPORT void *malloc(size_t size)
+{
+    void *p = __libc_malloc(size);
+    if (p != NULL)
+        fl_alloc(p, size);
+    return p;
+}
+
+FL_EXPORT void free(void *ptr)
+{
+    fl_free(ptr);
+    __libc_free(ptr);
+}
+
+FL_EXPORT void *calloc(size_t n, size_t size)
+{
+    void *p = __libc_calloc(n, size);
+    if (p != NULL)
+        fl_alloc(p, n * size);
+    return p;
+}
+
+FL_EXPORT void *realloc(void *old, size_t size)
+{
+    uint32_t v = old ? fl_free(old) : 0;
+    void *p = __libc_realloc(old, size);
+    if (p != NULL)
+        fl_alloc(p, size);
+    else if (v != 0 && size != 0)
+        *fl_word(old) = v; /* the old block lives on (its free stays counted) */
+    return p;
+}
