@@ -140,12 +140,13 @@ static int parse(int argc, char **argv, run_opts_t *o)
     return 0;
 }
 
-/* Path of libheapscope.so: $HEAPSCOPE_LIB, next to our binary
- * (../lib), or the install libdir. */
-static int find_library(char *out, size_t cap)
+/* Path of libheapscope.so: $HEAPSCOPE_LIB (then *chosen is 1), next to
+ * our binary (../lib), or the install libdir. */
+static int find_library(char *out, size_t cap, int *chosen)
 {
     const char *env = getenv("HEAPSCOPE_LIB");
-    if (env && *env) {
+    *chosen = env && *env;
+    if (*chosen) {
         snprintf(out, cap, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
     }
@@ -167,13 +168,13 @@ static int find_library(char *out, size_t cap)
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
-/* For --unwind fp, libheapscope-fp.so beside the library found (a build
- * without libunwind, so that neither it nor liblzma is loaded into the
- * program: docs/UNWIND.md), unless $HEAPSCOPE_LIB chose one. */
+/* For --unwind fp, libheapscope-fp.so beside the library find_library
+ * found (a build without libunwind, so that neither it nor liblzma is
+ * loaded into the program: docs/UNWIND.md).  Not called when
+ * $HEAPSCOPE_LIB chose the library. */
 static void prefer_fp_library(const run_opts_t *o, char *lib, size_t cap)
 {
-    const char *env = getenv("HEAPSCOPE_LIB");
-    if (!o->unwind || strcmp(o->unwind, "fp") || (env && *env))
+    if (!o->unwind || strcmp(o->unwind, "fp"))
         return;
     const char *base = strrchr(lib, '/');
     base = base ? base + 1 : lib;
@@ -274,12 +275,14 @@ int cli_run_main(int argc, char **argv)
     if (parse(argc, argv, &o) < 0)
         return 2;
     char lib[PATH_MAX];
-    if (find_library(lib, sizeof lib) < 0) {
+    int chosen;
+    if (find_library(lib, sizeof lib, &chosen) < 0) {
         fprintf(stderr, "heapscope run: cannot find libheapscope.so (looked for %s; set HEAPSCOPE_LIB)\n",
                 lib);
         return 2;
     }
-    prefer_fp_library(&o, lib, sizeof lib);
+    if (!chosen)
+        prefer_fp_library(&o, lib, sizeof lib);
     if (o.output && !strstr(o.output, "%")) {
         char tmp[PATH_MAX + 8];
         struct stat st;
