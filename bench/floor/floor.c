@@ -22,6 +22,9 @@
  * that much per allocation and free.  Not a profiler: it handles only the
  * entry points the suite's C workloads use (aligned allocations pass
  * through unrecorded, and their frees find no shadow word) and glibc only.
+ * The map is reserved at start, 16 TiB with MAP_NORESERVE; where that is
+ * refused (under valgrind, or vm.overcommit_memory=2) a smaller one
+ * reaches fewer addresses, and the library says so on stderr.
  * With FLOOR_REPORT set it prints, at exit, the allocations and frees it
  * counted and how many sites they came from (levels 2-3), so that a test
  * can check that it saw every one and that level 3 tells stacks apart. */
@@ -143,6 +146,14 @@ __attribute__((constructor)) static void fl_init(void)
     }
     pthread_key_create(&fl_key, fl_thread_exit);
     fl_granules = bytes / sizeof(uint32_t);
+    if (bytes < 1ull << FL_SHADOW_BITS) { /* valgrind, or vm.overcommit_memory=2 */
+        char line[160];
+        int n = snprintf(line, sizeof line,
+                         "libfloor: the shadow map reaches only addresses below %#llx; "
+                         "blocks above pass unrecorded\n",
+                         (unsigned long long)(fl_granules << FL_GRANULE_SHIFT));
+        (void)!write(2, line, (size_t)n);
+    }
     fl_shadow = p;
 }
 
