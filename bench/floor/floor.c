@@ -10,8 +10,8 @@
  *   1 live   + each live block's word in a flat shadow map (4 bytes per
  *              32-byte granule, heapscope's ratio), set by the allocation
  *              and taken back by the free, and the thread's heap balance
- *              (the size from glibc's chunk header, published to a shared
- *              counter every 64 KiB: cheaper than an exact peak)
+ *              (usable sizes from glibc's chunk header, published to a
+ *              shared counter every 64 KiB: cheaper than an exact peak)
  *   2 count  + the thread's counters (allocations, frees) of the block's
  *              site, one constant site: as if finding a stack were free
  *   3 stack  + a frame-pointer walk of the whole stack at each allocation,
@@ -26,8 +26,9 @@
  * refused (under valgrind, or vm.overcommit_memory=2) a smaller one
  * reaches fewer addresses, and the library says so on stderr.
  * With FLOOR_REPORT set it prints, at exit, the allocations and frees it
- * counted and how many sites they came from (levels 2-3), so that a test
- * can check that it saw every one and that level 3 tells stacks apart. */
+ * counted and how many sites they came from (levels 2-3), how often the
+ * balance was published and what it ended at (levels 1-3), so that a test
+ * can check that it saw every event and that level 3 tells stacks apart. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -50,6 +51,7 @@ extern void *__libc_realloc(void *, size_t);
 #define FL_EXPORT __attribute__((visibility("default")))
 #define FL_TLS __attribute__((tls_model("initial-exec")))
 #define FL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FL_LIKELY(x) __builtin_expect(!!(x), 1)
 
 #define FL_GRANULE_SHIFT 5             /* a glibc chunk is at least 32 bytes */
 #define FL_SHADOW_BITS 44 /* 2^47 bytes of address space / 32 x 4; less under valgrind */
@@ -74,7 +76,8 @@ static _Thread_local int fl_detached FL_TLS;
 
 static uint32_t *fl_shadow;        /* NULL until the constructor ran */
 static uint64_t fl_granules;       /* words in the map: blocks above pass through */
-static int64_t fl_heap;            /* published balance */
+static int64_t fl_heap;            /* published balance (and exited threads') */
+static uint64_t fl_publishes;
 static uint64_t fl_allocs, fl_frees; /* of threads that exited */
 static uint64_t fl_used[FL_SITES / 64]; /* sites they allocated from */
 static pthread_key_t fl_key;
@@ -98,9 +101,11 @@ static void fl_add_counts(fl_thread_t *t)
  * records nothing more (later frees of its blocks find their words). */
 static void fl_thread_exit(void *arg)
 {
+    fl_thread_t *t = arg;
     fl_self = NULL;
     fl_detached = 1;
-    fl_add_counts((fl_thread_t *)arg);
+    fl_add_counts(t);
+    __atomic_add_fetch(&fl_heap, t->pending, __ATOMIC_RELAXED);
 }
 
 /* The calling thread's first event: its stack bounds (whose lookup may
@@ -161,16 +166,17 @@ __attribute__((destructor)) static void fl_fini(void)
 {
     if (!getenv("FLOOR_REPORT"))
         return;
-    if (fl_self != NULL) {
-        fl_self = NULL;
-        fl_add_counts(&fl_state);
-    }
+    if (fl_self != NULL)
+        fl_thread_exit(fl_self);
     int sites = 0;
     for (int i = 0; i < FL_SITES / 64; i++)
         sites += __builtin_popcountll(fl_used[i]);
-    char line[128];
-    int n = snprintf(line, sizeof line, "libfloor: level=%d allocs=%llu frees=%llu sites=%d\n",
-                     FL_LEVEL, (unsigned long long)fl_allocs, (unsigned long long)fl_frees, sites);
+    char line[160];
+    int n = snprintf(line, sizeof line,
+                     "libfloor: level=%d allocs=%llu frees=%llu sites=%d publishes=%llu "
+                     "balance=%lld\n", FL_LEVEL, (unsigned long long)fl_allocs,
+                     (unsigned long long)fl_frees, sites, (unsigned long long)fl_publishes,
+                     (long long)fl_heap);
     (void)!write(2, line, (size_t)n);
 }
 
@@ -178,7 +184,7 @@ __attribute__((destructor)) static void fl_fini(void)
 
 /* The site of this allocation: 1 below level 3; at level 3 the hash of
  * every return address on the frame-pointer chain, kept inside the
- * thread's stack. */
+ * thread's stack (none if its bounds are unknown). */
 static inline uint32_t fl_site(const fl_thread_t *t)
 {
 #if FL_LEVEL >= 3
@@ -186,7 +192,7 @@ static inline uint32_t fl_site(const fl_thread_t *t)
     uint64_t h = 0;
     for (int n = 0; n < 256; n++) {
         uintptr_t a = (uintptr_t)fp;
-        if (a < t->stack_lo || a > t->stack_hi - 16 || (a & 7))
+        if (a < t->stack_lo || a + 16 > t->stack_hi || (a & 7))
             break;
         h = (h << 5 | h >> 59) ^ fp[1]; /* 2 cycles, beside the chain of loads */
         const uintptr_t *next = (const uintptr_t *)fp[0];
@@ -206,89 +212,148 @@ static inline void fl_balance(fl_thread_t *t, int64_t delta)
     int64_t p = t->pending + delta;
     if (FL_UNLIKELY(p >= FL_PUBLISH || p <= -FL_PUBLISH)) {
         __atomic_add_fetch(&fl_heap, p, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&fl_publishes, 1, __ATOMIC_RELAXED);
         p = 0;
     }
     t->pending = p;
 }
 
-/* p's word in the map, or NULL if the map does not reach p. */
-static inline uint32_t *fl_word(const void *p)
+/* Does the map reach p (NULL: no)?  Then p's word is fl_word(p). */
+static inline int fl_mapped(const void *p)
 {
-    uint64_t g = (uintptr_t)p >> FL_GRANULE_SHIFT;
-    return FL_UNLIKELY(g >= fl_granules) ? NULL : &fl_shadow[g];
+    return FL_LIKELY((uintptr_t)p >> FL_GRANULE_SHIFT < fl_granules) && p != NULL;
 }
 
-static inline void fl_alloc(void *p, size_t size)
+static inline uint32_t *fl_word(const void *p)
+{
+    return &fl_shadow[(uintptr_t)p >> FL_GRANULE_SHIFT];
+}
+
+/* glibc's usable size of block p, from its chunk header (glibc 2.26+:
+ * the chunk size less 8; an mmapped chunk's is 8 bytes less, which the
+ * balance, a stand-in for a profiler's heap counter, does without). */
+static inline int64_t fl_usable(const void *p)
+{
+    return (int64_t)((((const size_t *)p)[-1] & ~(size_t)7) - 8);
+}
+
+/* The calling thread's state, attached on its first event; NULL: pass. */
+static inline fl_thread_t *fl_thread(void)
+{
+    fl_thread_t *t = fl_self;
+    return FL_LIKELY(t != NULL) ? t : fl_attach();
+}
+
+static inline void fl_alloc(void *p)
 {
 #if FL_LEVEL >= 1
-    fl_thread_t *t = fl_self;
-    if (FL_UNLIKELY(t == NULL) && (t = fl_attach()) == NULL)
+    fl_thread_t *t = fl_thread();
+    if (FL_UNLIKELY(t == NULL || !fl_mapped(p)))
         return;
     uint32_t *w = fl_word(p);
-    if (FL_UNLIKELY(w == NULL))
-        return;
     uint32_t site = fl_site(t);
 #if FL_LEVEL >= 2
     t->count[site - 1].allocs++;
 #endif
     *w = site;
-    fl_balance(t, (int64_t)size);
+    fl_balance(t, fl_usable(p));
 #else
-    (void)p, (void)size;
+    (void)p;
 #endif
 }
 
-/* Take p's word before the real free; returns it (0: not recorded). */
-static inline uint32_t fl_free(void *p)
+/* Take p's word before the real call that frees it (so that no other
+ * thread can be given the address first); returns it, 0 if p was not
+ * recorded. */
+static inline uint32_t fl_take(fl_thread_t *t, const void *p)
 {
 #if FL_LEVEL >= 1
-    fl_thread_t *t = fl_self;
-    if (FL_UNLIKELY(t == NULL) || p == NULL)
+    if (t == NULL || !fl_mapped(p))
         return 0;
-    uint32_t *w = fl_word(p), v = w ? *w : 0;
-    if (v != 0) {
+    uint32_t *w = fl_word(p), v = *w;
+    if (v != 0)
         *w = 0;
-#if FL_LEVEL >= 2
-        t->count[v - 1].frees++;
-#endif
-        fl_balance(t, -(int64_t)((((const size_t *)p)[-1] & ~(size_t)7) - 8));
-    }
     return v;
 #else
-    (void)p;
+    (void)t, (void)p;
     return 0;
 #endif
+}
+
+/* Count the free of a block of `size` usable bytes whose word v (not 0)
+ * fl_take took. */
+static inline void fl_account_free(fl_thread_t *t, uint32_t v, int64_t size)
+{
+#if FL_LEVEL >= 2
+    t->count[v - 1].frees++;
+#else
+    (void)v;
+#endif
+    fl_balance(t, -size);
 }
 
 FL_EXPORT void *malloc(size_t size)
 {
     void *p = __libc_malloc(size);
     if (p != NULL)
-        fl_alloc(p, size);
+        fl_alloc(p);
     return p;
+}
+
+/* The free of p on thread t, then the real free. */
+static inline void fl_free(fl_thread_t *t, void *p)
+{
+    uint32_t v = fl_take(t, p);
+    if (v != 0)
+        fl_account_free(t, v, fl_usable(p));
+    __libc_free(p);
+}
+
+/* A free on a thread not attached yet (maybe its first event). */
+__attribute__((noinline, cold, unused)) static void fl_free_attach(void *p)
+{
+    fl_free(fl_attach(), p);
 }
 
 FL_EXPORT void free(void *ptr)
 {
-    fl_free(ptr);
+#if FL_LEVEL >= 1
+    fl_thread_t *t = fl_self;
+    if (FL_UNLIKELY(t == NULL)) {
+        fl_free_attach(ptr); /* a tail call: the common free saves nothing */
+        return;
+    }
+    fl_free(t, ptr);
+#else
     __libc_free(ptr);
+#endif
 }
 
 FL_EXPORT void *calloc(size_t n, size_t size)
 {
     void *p = __libc_calloc(n, size);
     if (p != NULL)
-        fl_alloc(p, n * size);
+        fl_alloc(p);
     return p;
 }
 
+/* realloc(p, 0) frees p and returns NULL (glibc); a NULL for another size
+ * is a failure that leaves the old block live, its word put back. */
 FL_EXPORT void *realloc(void *old, size_t size)
 {
-    uint32_t v = old ? fl_free(old) : 0;
+#if FL_LEVEL >= 1
+    fl_thread_t *t = fl_thread();
+    uint32_t v = fl_take(t, old);
+    int64_t old_size = v ? fl_usable(old) : 0;
     void *p = __libc_realloc(old, size);
+    if (v != 0 && (p != NULL || size == 0))
+        fl_account_free(t, v, old_size);
+    else if (v != 0)
+        *fl_word(old) = v;
     if (p != NULL)
-        fl_alloc(p, size);
-    else if (v != 0 && size != 0)
-        *fl_word(old) = v; /* the old block lives on (its free stays counted) */
+        fl_alloc(p);
     return p;
+#else
+    return __libc_realloc(old, size);
+#endif
 }

@@ -11,11 +11,12 @@
   smoke_test.py overhead BUILD        run bench/overhead --against BUILD (the
       build against itself) once and check its CSV's modes and the table of
       changes; a missing --against build must be a clear error.
-  smoke_test.py floor BUILD           run a workload under each floor library
-      (bench/floor/floor.c) and check the allocations, frees and sites it
-      reports; run bench/floor/run once and check its CSV and tables.
+  smoke_test.py floor BUILD           run workloads and hs_realloc under the
+      floor libraries (bench/floor/floor.c) and check the allocations,
+      frees, sites and heap balance they report; run bench/floor/run and
+      check its CSV and tables.
 No timing is asserted: this machine is small and shared."""
-import csv, os, re, subprocess, sys, tempfile
+import csv, math, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -124,51 +125,70 @@ def check_overhead(build):
             fail(f"bench/overhead --against nosuch: exit {r.returncode}, {r.stderr!r}")
 
 
-def floor_report(build, level, name, threads):
-    """(allocs, frees, sites) libfloor-LEVEL.so reports for wl-NAME, and
-    the ops the workload printed."""
+def floor_report(build, level, prog, threads=None):
+    """What libfloor-LEVEL.so reports at the exit of prog (a workload NAME,
+    run at `threads` and scale 1, or a path): a dict of its numbers, and
+    the workload's ops (None for a path)."""
     env = dict(os.environ, FLOOR_REPORT="1",
                LD_PRELOAD=os.path.join(build, "bench", "floor", f"libfloor-{level}.so"))
-    r = subprocess.run([os.path.join(build, "bench", "wl-" + name), "-t", str(threads), "-s", "1"],
-                       env=env, capture_output=True, text=True, timeout=60)
-    m = re.search(r"^libfloor: level=\d allocs=(\d+) frees=(\d+) sites=(\d+)$", r.stderr, re.M)
+    cmd = [prog] if threads is None else \
+        [os.path.join(build, "bench", "wl-" + prog), "-t", str(threads), "-s", "1"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    m = re.search(r"^libfloor: level=\d (allocs=\d+ frees=\d+ sites=\d+ publishes=\d+ "
+                  r"balance=-?\d+)$", r.stderr, re.M)
     if r.returncode != 0 or not m:
-        fail(f"wl-{name} under libfloor-{level}.so: exit {r.returncode}, stderr {r.stderr!r}")
-    print(f"libfloor-{level} wl-{name} -t {threads}: {m.group(0)}")
-    return tuple(int(x) for x in m.groups()), EXPECTED_OPS[name](threads, 1)
+        fail(f"{' '.join(cmd)} under libfloor-{level}.so: exit {r.returncode}, stderr {r.stderr!r}")
+    print(f"libfloor-{level} {os.path.basename(cmd[0])}: {m.group(1)}")
+    got = {k: int(v) for k, v in (x.split("=") for x in m.group(1).split())}
+    ops = None
+    if threads is not None:
+        ops = EXPECTED_OPS[prog](threads, 1)
+        if f"ops={ops} " not in r.stdout:
+            fail(f"wl-{prog} -t {threads} under libfloor-{level}.so printed {r.stdout!r}, want ops={ops}")
+    return got, ops
 
 
 def check_floor(build):
-    # the levels that keep no counters count nothing
-    for level in ("pass", "live"):
-        got, _ = floor_report(build, level, "threadtest", 2)
-        if got != (0, 0, 0):
-            fail(f"libfloor-{level}.so counted {got}")
-    # the counting levels see every allocation and free of the workload (and
-    # the few of its start-up); level 2 has one site, level 3 one per hashed
-    # stack: threadtest's loop allocates from one stack per thread function,
-    # binary-trees from 65,535 (hashed into 1,024 sites, nearly all used)
-    for level in ("count", "stack"):
-        for name, sites in (("threadtest", (1, 1) if level == "count" else (1, 8)),
-                            ("binary-trees", (1, 1) if level == "count" else (1000, 1024))):
-            (allocs, frees, n), ops = floor_report(build, level, name, 2)
-            if not (ops <= allocs <= ops + 64 and ops <= frees <= allocs and
-                    sites[0] <= n <= sites[1]):
-                fail(f"libfloor-{level}.so on wl-{name}: allocs {allocs} frees {frees} sites {n}, "
-                     f"ops {ops}, sites wanted in {sites}")
+    # level 0 passes everything through (the workload's own line is checked)
+    floor_report(build, "pass", "threadtest", 2)
+    # every level that keeps live blocks sees every allocation and free:
+    # the balance of usable bytes, published every 64 KiB, ends at what is
+    # live at exit (a few KiB of stdio), not at millions of blocks' bytes;
+    # the counting levels count each event once (the workload's, and the few
+    # of its start-up), larson's frees mostly on threads that allocated
+    # nothing before; level 2 has one site, level 3 one per hashed stack
+    # (binary-trees: 65,535 stacks hashed into 1,024 sites, nearly all used)
+    for level in ("live", "count", "stack"):
+        for name in ("threadtest", "larson", "binary-trees"):
+            got, ops = floor_report(build, level, name, 2)
+            if got["publishes"] < 10 or abs(got["balance"]) > 256 << 10:
+                fail(f"libfloor-{level}.so on wl-{name}: balance {got}")
+            if level == "live":
+                continue
+            sites = (1, 1) if level == "count" else (1000, 1024) if name == "binary-trees" else (2, 8)
+            if not (ops <= got["allocs"] <= ops + 64 and ops <= got["frees"] <= got["allocs"] and
+                    sites[0] <= got["sites"] <= sites[1]):
+                fail(f"libfloor-{level}.so on wl-{name}: {got}, ops {ops}, sites wanted in {sites}")
+    # realloc's edge cases (tests/progs/hs_realloc.c: 19 allocations, 19
+    # frees, a failed realloc that leaves its block live, realloc(p, 0))
+    got, _ = floor_report(build, "count", os.path.join(build, "tests", "progs", "hs_realloc"))
+    if (got["allocs"], got["frees"], got["balance"]) != (19, 19, 0):
+        fail(f"libfloor-count.so on hs_realloc: {got}, want 19 allocs, 19 frees, balance 0")
     run = os.path.join(HERE, "..", "floor", "run")
     with tempfile.TemporaryDirectory() as d:
         out_csv = os.path.join(d, "f.csv")
         r = subprocess.run([run, "--build-dir", build, "--workloads", "threadtest", "--threads", "1",
-                            "--modes", "base,pass,stack,fp", "--repeat", "1", "--scale", "1",
+                            "--modes", "base,pass,stack,fp", "--repeat", "2", "--scale", "1",
                             "--csv", out_csv], capture_output=True, text=True, timeout=120)
         if r.returncode != 0:
             fail(f"bench/floor/run exited {r.returncode}: {r.stdout}{r.stderr}")
         with open(out_csv) as f:
             recs = list(csv.DictReader(f))
+        ratios = [recs[0].get(f"{m}_{k}_ratio", "") for m in ("pass", "stack", "fp")
+                  for k in ("cpu", "wall", "rss")] if len(recs) == 1 else []
         if len(recs) != 1 or recs[0]["workload"] != "threadtest" or recs[0]["threads"] != "1" or \
-                any(float(recs[0][f"{m}_{k}_ratio"]) <= 0 for m in ("pass", "stack", "fp")
-                    for k in ("cpu", "wall", "rss")) or "stack_share_of_fp" not in recs[0]:
+                len(ratios) != 9 or not all(math.isfinite(float(x)) and float(x) > 0 for x in ratios) \
+                or "stack_share_of_fp" not in recs[0]:
             fail(f"bench/floor/run CSV {recs}")
         if not re.search(r"^threadtest +1 +\d+\.\d+ +(\d+\.\d\dx +){3}", r.stdout, re.M):
             fail(f"bench/floor/run table: {r.stdout}")
