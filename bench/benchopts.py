@@ -1,0 +1,49 @@
+"""benchopts.py - what the benchmark scripts (bench/run, bench/overhead,
+bench/floor/run) share besides timing a run (measure.py): their
+comma-separated list options, and how a script runs heapscope preloaded
+directly, without `heapscope run`."""
+import argparse
+import os
+
+
+def csv_list(s, allowed=None, conv=str):
+    """The items of a comma-separated option, converted by conv; each one
+    of `allowed` when given.  argparse errors name what is wrong."""
+    out = [conv(x) for x in s.split(",") if x]
+    if allowed is not None:
+        bad = [x for x in out if x not in allowed]
+        if bad:
+            raise argparse.ArgumentTypeError(f"unknown {','.join(bad)}; choose from {','.join(allowed)}")
+    if not out:
+        raise argparse.ArgumentTypeError("empty list")
+    return out
+
+
+def positive_ints(s):
+    """A comma-separated list of thread counts, each at least 1."""
+    try:
+        out = csv_list(s, conv=int)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {s}")
+    if any(x < 1 for x in out):
+        raise argparse.ArgumentTypeError(f"thread counts must be >= 1: {s}")
+    return out
+
+
+def preload_lib(build, mode):
+    """The library `heapscope run --unwind MODE` preloads from build:
+    libheapscope-fp.so for fp where it is built (no libunwind), else
+    libheapscope.so."""
+    fp = os.path.join(build, "lib", "libheapscope-fp.so")
+    if mode == "fp" and os.path.isfile(fp):
+        return fp
+    return os.path.join(build, "lib", "libheapscope.so")
+
+
+def preload_env(env, lib, mode, out):
+    """env (a dict, updated and returned) for a run with heapscope's `lib`
+    preloaded in unwinder `mode`, quiet, writing its profile into the
+    directory out."""
+    env.update(LD_PRELOAD=lib, HEAPSCOPE_UNWIND=mode, HEAPSCOPE_QUIET="1",
+               HEAPSCOPE_OUTPUT=os.path.join(out, "p.hsp"))
+    return env
