@@ -13,20 +13,36 @@
 /* ---- the last guessed stack (col_unwind_fp_is) ------------------------- */
 
 /* The return addresses and nodes of the last stack the recorder guessed,
- * by depth: ip[1] the outermost frame, ip[depth] the innermost.  Kept in
- * the memo's mapping, max_depth + 1 of each. */
+ * by depth: ip[1] the outermost frame, ip[depth] the innermost.  And, for
+ * depths 1..valid, where the last walk that found these nodes read each
+ * frame: the frame's address (fp) and the two words there, the caller's
+ * frame pointer and the return address (want: fp[d - 1] and ip[d], but at
+ * depth 1 whatever the outermost frame held), and past depth 1 the frame
+ * whose return address ended the walk (end_at, 0 if the walk ended at
+ * depth 1's saved frame pointer) with that address and the modules epoch
+ * that said it is not code.  A walk that reaches fp[d] at depth d reads
+ * the rest of the stack the same way exactly when those words still hold:
+ * it checks them with independent loads instead of following the chain.
+ * Kept in the memo's mapping, max_depth + 1 of each. */
 typedef struct col_guess {
     int depth;
+    int valid;
     uintptr_t *ip;
     uint32_t *node;
+    uintptr_t *fp;
+    col_v2_t *want;
+    uintptr_t end_at, end_ra;
+    uint32_t end_epoch;
 } col_guess_t;
 
 /* Make gs hold node g's frames (depth of them, g not cut): only those
  * below the point where g joins the last guess are looked up in the call
- * tree, so the walk that compares a stack with them reads an array. */
+ * tree, so the walk that compares a stack with them reads an array.  The
+ * frames kept keep their addresses and words; the others lose them. */
 UT_INLINE void col_guess_set(col_guess_t *gs, uint32_t g, int depth)
 {
-    for (int d = depth; d > 0; d--) {
+    int d = depth;
+    for (; d > 0; d--) {
         if (d <= gs->depth && gs->node[d] == g)
             break; /* from here out, the last guess's frames */
         gs->node[d] = g;
@@ -34,6 +50,8 @@ UT_INLINE void col_guess_set(col_guess_t *gs, uint32_t g, int depth)
         g = col_nodes[g].parent;
     }
     gs->depth = depth;
+    if (gs->valid > d)
+        gs->valid = d;
 }
 
 /* The depth of node g, if a walk can be compared with it: g is a node,

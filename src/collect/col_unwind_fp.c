@@ -41,9 +41,13 @@ static size_t memo_carve(col_fp_memo_t *m, size_t n)
     uint32_t *node = col_memo_layout(m, &off, n * sizeof *node);
     uintptr_t *g_ip = col_memo_layout(m, &off, n * sizeof *g_ip);
     uint32_t *g_node = col_memo_layout(m, &off, n * sizeof *g_node);
+    uintptr_t *g_fp = col_memo_layout(m, &off, n * sizeof *g_fp);
+    col_v2_t *g_want = col_memo_layout(m, &off, n * sizeof *g_want);
     if (m) {
         m->guess.ip = g_ip;
         m->guess.node = g_node;
+        m->guess.fp = g_fp;
+        m->guess.want = g_want;
         m->w = w;
         m->chk = chk;
         m->tmp_fp = fp;
@@ -237,6 +241,25 @@ static int stops_at(uintptr_t ra)
     return 1;
 }
 
+/* Do the words a walk read at depths 1..d of the guess, and past depth 1,
+ * still hold?  Every load's address is known: none waits for another. */
+UT_INLINE int guess_holds(const col_guess_t *gs, int d, uint32_t epoch)
+{
+    col_v2_t d0 = {0, 0}, d1 = {0, 0};
+    int k = 1;
+    for (; k < d; k += 2) {
+        d0 |= *(const col_v2u_t *)gs->fp[k] ^ gs->want[k];
+        d1 |= *(const col_v2u_t *)gs->fp[k + 1] ^ gs->want[k + 1];
+    }
+    if (k == d)
+        d0 |= *(const col_v2u_t *)gs->fp[k] ^ gs->want[k];
+    d0 |= d1;
+    if ((d0[0] | d0[1]) != 0)
+        return 0;
+    return gs->end_at == 0 ||
+           (gs->end_epoch == epoch && ((const uintptr_t *)gs->end_at)[1] == gs->end_ra);
+}
+
 /* The walk of col_unwind_fp_plain, comparing each return address with
  * node g's frames instead of keeping it, and then checking that the walk
  * ends there.  The recorder asks this of the stack it guesses
@@ -248,8 +271,12 @@ static int stops_at(uintptr_t ra)
  *
  * g's return addresses, by depth, come from the last guess's where the
  * two stacks join (col_guess_set): the walk compares each frame with an
- * array, so the loads of the frame chain are the only ones that wait for
- * each other.
+ * array.  Where the walk reaches a frame at the address the last walk of
+ * the same outer nodes found it (on the thread's own stack, whose bounds
+ * are known), the words that walk read from there out are checked in
+ * place of following the frame chain, whose loads each wait for the one
+ * before: in binary-trees a walk follows one or two new frames and checks
+ * the other fifteen.
  *
  * A return address equal to a node's is code without asking: it was when
  * an earlier walk made the node, and nothing that was code stops being
@@ -260,25 +287,55 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
     int depth = col_guess_depth(g, col_config.max_depth);
     if (depth == 0 || m == NULL || col_modules_unloaded())
         return 0;
-    col_guess_set(&m->guess, g, depth);
+    col_guess_t *gs = &m->guess;
+    col_guess_set(gs, g, depth);
+    uint32_t epoch = col_modules_epoch(); /* before the ranges it stands for */
     uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
-    if (fp == 0)
+    if (fp == 0) {
+        gs->valid = 0;
         return 0;
-    const uintptr_t *want = m->guess.ip;
-    for (int d = depth;; d--) {
-        const uintptr_t *f = (const uintptr_t *)fp;
-        uintptr_t next = f[0];
-        if (f[1] != want[d])
-            return 0;
-        if (!col_fp_next_ok(fp, next, hi))
-            return d == 1; /* the walk ends with this frame */
-        fp = next;
-        if (d == 1)
-            break;
     }
-    /* g's frames are all there; the walk goes no further (else it is a
-     * deeper stack, or one the depth cap cuts) */
-    return stops_at(((const uintptr_t *)fp)[1]);
+    /* the words are kept for the next walk only on the thread's own stack,
+     * mapped from any frame of it up to stack_hi */
+    int keep = t->stack_hi != UINTPTR_MAX && fp >= t->stack_lo;
+    int v = keep ? gs->valid : 0;
+    gs->valid = 0;
+    const uintptr_t *want = gs->ip;
+    for (int d = depth;; d--) {
+        if (d == v) {
+            if (fp == gs->fp[d] && guess_holds(gs, d, epoch)) {
+                gs->valid = depth;
+                return 1;
+            }
+            v = 0;
+        }
+        const uintptr_t *f = (const uintptr_t *)fp;
+        uintptr_t next = f[0], ra = f[1];
+        if (ra != want[d])
+            return 0;
+        gs->fp[d] = fp;
+        gs->want[d] = (col_v2_t){next, ra};
+        if (!col_fp_next_ok(fp, next, hi)) {
+            if (d != 1)
+                return 0;
+            gs->end_at = 0; /* the walk ends with this frame */
+            break;
+        }
+        if (d == 1) {
+            /* g's frames are all there; the walk goes no further (else it
+             * is a deeper stack, or one the depth cap cuts) */
+            uintptr_t end_ra = ((const uintptr_t *)next)[1];
+            if (!stops_at(end_ra))
+                return 0;
+            gs->end_at = next;
+            gs->end_ra = end_ra;
+            gs->end_epoch = epoch;
+            break;
+        }
+        fp = next;
+    }
+    gs->valid = keep ? depth : 0;
+    return 1;
 }
 
 /* The walk without the memo (the reference of HEAPSCOPE_UNWIND_VERIFY,
