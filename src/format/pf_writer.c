@@ -49,7 +49,7 @@ void pf_buf_free(pf_buf_t *b)
     memset(b, 0, sizeof *b);
 }
 
-void pf_buf_u(pf_buf_t *b, uint64_t v)
+void pf_buf_u_grow(pf_buf_t *b, uint64_t v)
 {
     if (buf_reserve(b, UT_VARINT_MAX) == 0)
         b->len += ut_varint_put(b->data + b->len, v);

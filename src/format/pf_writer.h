@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ut_varint.h"
+
 typedef struct pf_buf {
     uint8_t *data;
     size_t len, cap;
@@ -17,7 +19,17 @@ typedef struct pf_buf {
 
 void pf_buf_reset(pf_buf_t *b);
 void pf_buf_free(pf_buf_t *b);
-void pf_buf_u(pf_buf_t *b, uint64_t v);                 /* unsigned varint */
+void pf_buf_u_grow(pf_buf_t *b, uint64_t v);            /* pf_buf_u's slow path */
+
+/* Append an unsigned varint: inline while the buffer has room (a profile
+ * of many stacks writes millions of them at exit). */
+static inline void pf_buf_u(pf_buf_t *b, uint64_t v)
+{
+    if (b->len + UT_VARINT_MAX > b->cap)
+        pf_buf_u_grow(b, v);
+    else
+        b->len += ut_varint_put(b->data + b->len, v);
+}
 void pf_buf_s(pf_buf_t *b, int64_t v);                  /* zigzag varint */
 void pf_buf_bytes(pf_buf_t *b, const void *p, size_t n); /* length + bytes */
 void pf_buf_str(pf_buf_t *b, const char *s);             /* NULL writes "" */
