@@ -19,6 +19,7 @@ static col_idtab_index_t *index_new(uint32_t cap)
 int col_idtab_init(col_idtab_t *x, uint32_t cap, col_idtab_key_fn *key_of)
 {
     x->lock = 0;
+    x->version = 0;
     x->key_of = key_of;
     x->cur = index_new(cap);
     return x->cur ? 0 : -1;
@@ -39,18 +40,21 @@ void col_idtab_reset_lock(col_idtab_t *x)
     x->lock = 0;
 }
 
-uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2)
+uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2, uint32_t since)
 {
+    if (__atomic_load_n(&x->version, __ATOMIC_RELAXED) == since)
+        return 0;
     return col_idtab_find(x, k1, k2, x->key_of);
 }
 
-static void put(col_idtab_index_t *ix, uint64_t k1, uint32_t k2, uint32_t id)
+/* Put a slot (id << 32 | tag) at its tag's place, or the first empty one
+ * after it. */
+static void put(col_idtab_index_t *ix, uint64_t slot)
 {
-    uint64_t h = col_idtab_hash(k1, k2);
-    uint32_t i = (uint32_t)h & ix->mask;
+    uint32_t i = (uint32_t)slot & ix->mask;
     while (ix->slots[i])
         i = (i + 1) & ix->mask;
-    __atomic_store_n(&ix->slots[i], (uint64_t)id << 32 | (h >> 32), __ATOMIC_RELEASE);
+    __atomic_store_n(&ix->slots[i], slot, __ATOMIC_RELEASE);
     ix->used++;
 }
 
@@ -64,14 +68,9 @@ int col_idtab_reserve_locked(col_idtab_t *x)
     col_idtab_index_t *bigger = index_new((ix->mask + 1) * 2);
     if (!bigger)
         return -1;
-    for (uint32_t i = 0; i <= ix->mask; i++) {
-        if (ix->slots[i]) {
-            uint32_t id = (uint32_t)(ix->slots[i] >> 32), k2;
-            uint64_t k1;
-            x->key_of(id, &k1, &k2);
-            put(bigger, k1, k2, id);
-        }
-    }
+    for (uint32_t i = 0; i <= ix->mask; i++)
+        if (ix->slots[i])
+            put(bigger, ix->slots[i]);
     /* the old index stays mapped, as readers may still be probing it, but
      * its memory goes back: a reader there sees empty slots (col_idtab.h) */
     __atomic_store_n(&x->cur, bigger, __ATOMIC_RELEASE);
@@ -81,5 +80,6 @@ int col_idtab_reserve_locked(col_idtab_t *x)
 
 void col_idtab_put_locked(col_idtab_t *x, uint64_t k1, uint32_t k2, uint32_t id)
 {
-    put(x->cur, k1, k2, id);
+    put(x->cur, (uint64_t)id << 32 | (col_idtab_hash(k1, k2) >> 32));
+    __atomic_store_n(&x->version, x->version + 1, __ATOMIC_RELEASE);
 }

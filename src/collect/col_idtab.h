@@ -17,14 +17,18 @@
  * sees its record; a slot of 0 is empty.
  *
  * Writers: under the table's spinlock (col_idtab_lock), first
- * col_idtab_find_locked (another thread may have added the key meanwhile),
- * then col_idtab_reserve_locked, then make the record the id names, then
+ * col_idtab_find_locked (another thread may have added the key meanwhile;
+ * not if no key was put since the writer's own lookup: the table's
+ * version says), then col_idtab_reserve_locked, then make the record the id names, then
  * col_idtab_put_locked.  A full index is replaced by one twice its size,
  * published with release.  The old one stays mapped for readers still
  * probing it, but its pages are given back (MADV_DONTNEED): each reads as
  * zeros from some moment on, empty slots, so such a reader finds nothing
  * (or, before the zeroing, a slot whose record it checks as always) and
- * takes the lock, which looks in the new index. */
+ * takes the lock, which looks in the new index.
+ *
+ * A slot's place is its tag's low bits, so that growing the index moves
+ * slots without reading the records' keys. */
 #ifndef COL_IDTAB_H
 #define COL_IDTAB_H
 
@@ -45,6 +49,7 @@ typedef struct col_idtab {
     col_idtab_index_t *cur; /* published with release */
     col_idtab_key_fn *key_of;
     int lock;
+    uint32_t version;       /* keys put so far; stored with release */
 } col_idtab_t;
 
 UT_INLINE uint64_t col_idtab_hash(uint64_t k1, uint32_t k2)
@@ -60,7 +65,7 @@ UT_INLINE uint32_t col_idtab_find(const col_idtab_t *x, uint64_t k1, uint32_t k2
 {
     const col_idtab_index_t *ix = __atomic_load_n(&x->cur, __ATOMIC_ACQUIRE);
     uint64_t h = col_idtab_hash(k1, k2);
-    uint32_t tag = (uint32_t)(h >> 32), i = (uint32_t)h & ix->mask;
+    uint32_t tag = (uint32_t)(h >> 32), i = tag & ix->mask;
     for (;;) {
         uint64_t s = __atomic_load_n(&ix->slots[i], __ATOMIC_ACQUIRE);
         if (s == 0)
@@ -85,8 +90,17 @@ void col_idtab_unlock(col_idtab_t *x);
  * left, and it held the lock around fork). */
 void col_idtab_reset_lock(col_idtab_t *x);
 
-/* With the lock held. */
-uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2);
+/* The table's version, read before a lookup whose miss leads to an insert
+ * (col_idtab_find_locked). */
+UT_INLINE uint32_t col_idtab_version(const col_idtab_t *x)
+{
+    return __atomic_load_n(&x->version, __ATOMIC_ACQUIRE);
+}
+
+/* With the lock held: the id of (k1, k2), for a writer whose lookup
+ * without the lock, made after reading the version `since`, found
+ * nothing: only a key put since then can be there. */
+uint32_t col_idtab_find_locked(col_idtab_t *x, uint64_t k1, uint32_t k2, uint32_t since);
 /* Room for one more key (the index grows at 3/4 full: lookups are few, the
  * recorder's caches answer first); -1 without memory. */
 int col_idtab_reserve_locked(col_idtab_t *x);

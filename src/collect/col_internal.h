@@ -431,7 +431,7 @@ uint32_t col_node_count(void);     /* ids are 1 .. count */
 /* col_modules_epoch() when node id (1 .. count) was made; UINT32_MAX if
  * not kept (more epochs with new nodes than the runs table holds). */
 uint32_t col_node_epoch(uint32_t id);
-uint32_t col_node_add(uint32_t parent, uintptr_t ip);
+uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since);
 
 /* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:
  * the outermost frame of a cut stack), made if new.  COL_NODE_NONE if the
@@ -440,8 +440,9 @@ UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
 {
     if (UT_UNLIKELY(parent == COL_NODE_NONE))
         return COL_NODE_NONE;
+    uint32_t since = col_idtab_version(&col_node_tab);
     uint32_t id = col_idtab_find(&col_node_tab, ip, parent, col_node_key);
-    return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip);
+    return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip, since);
 }
 
 /* The nodes of frames ips[0..n) (innermost first) on top of node base (0,
@@ -488,13 +489,14 @@ UT_INLINE void col_site_key(uint32_t id, uint64_t *key, uint32_t *node)
 }
 int col_site_init(void);
 uint32_t col_site_count(void);     /* ids are 1 .. count */
-uint32_t col_site_add(uint32_t node, uint64_t key);
+uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since);
 
 /* The site of (node, key), made if new; 0 if the table is full. */
 UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
+    uint32_t since = col_idtab_version(&col_site_tab);
     uint32_t id = col_idtab_find(&col_site_tab, key, node, col_site_key);
-    return UT_LIKELY(id != 0) ? id : col_site_add(node, key);
+    return UT_LIKELY(id != 0) ? id : col_site_add(node, key, since);
 }
 /* Are the bytes of a block of `size` from `site` counted (the counters'
  * cold part), rather than known from the site's size key? */

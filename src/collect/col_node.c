@@ -93,11 +93,13 @@ uint32_t col_node_epoch(uint32_t id)
     return hi > 0 ? runs[lo].epoch : UINT32_MAX;
 }
 
-/* The node (parent, ip), made now; COL_NODE_NONE if the table is full. */
-UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip)
+/* The node (parent, ip), made now, unless another thread made it since
+ * the caller's lookup (after the index's version `since`); COL_NODE_NONE
+ * if the table is full. */
+UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
 {
     col_idtab_lock(&col_node_tab);
-    uint32_t id = col_idtab_find_locked(&col_node_tab, ip, parent);
+    uint32_t id = col_idtab_find_locked(&col_node_tab, ip, parent, since);
     if (id == 0) {
         if (count + 1 >= limit || col_idtab_reserve_locked(&col_node_tab) != 0) {
             id = COL_NODE_NONE;

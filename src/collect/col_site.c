@@ -33,11 +33,13 @@ uint32_t col_site_count(void)
     return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
 }
 
-/* The site (node, key), made now; 0 if the table is full. */
-UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key)
+/* The site (node, key), made now, unless another thread made it since
+ * the caller's lookup (after the index's version `since`); 0 if the table
+ * is full. */
+UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
 {
     col_idtab_lock(&col_site_tab);
-    uint32_t id = col_idtab_find_locked(&col_site_tab, key, node);
+    uint32_t id = col_idtab_find_locked(&col_site_tab, key, node, since);
     if (id == 0 && count + 1 < limit && col_idtab_reserve_locked(&col_site_tab) == 0) {
         id = count + 1;
         col_sites[id].key = key;
