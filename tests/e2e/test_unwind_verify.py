@@ -10,7 +10,8 @@ deep recursion where every stack is new, stacks cut by the depth cap) must
 show not a single difference; and a stack whose cache entry a dlopen made
 stale must be cached again.  The fp unwinder's stacks taken from the
 recorder's guess of the next stack are verified the same way, also where
-the guess is wrong only in where the stack ends."""
+the guess is wrong only in where the stack ends, or only in outer frames
+that lie where the guessed stack's were."""
 import re
 import hstest
 
@@ -124,6 +125,20 @@ def main(t):
         else:
             t.eq("guess-dwarf: guess_leaf's two stacks, 1,000 allocations each", [1000, 1000],
                  [n for _, n in leaf])
+    # two stacks that differ only in outer frames found at the same addresses
+    # (hs_guess_outer.c): where the guessed stack's outer frames are checked
+    # in place, the difference is in the words there, and must be seen
+    p = check(t, "guess-outer-fp", "hs_guess_outer", [], 46500, opts=["--unwind", "fp"], cached=0)
+    if p is not None:
+        def under(fn):
+            return sum(int(st["allocations"]) for st in p.stacks_with("guess_build")
+                       if any(f.get("function") == fn for f in st["frames"]))
+        t.eq("guess-outer-fp: allocations under each caller", (31000, 15500),
+             (under("guess_mid_x"), under("guess_mid_y")))
+        g = [re.search(r"(\d+) were the guessed next stack", w)
+             for w in p.summary["warnings"] if "unwinder verified" in w]
+        n = int(g[0].group(1)) if g and g[0] else -1
+        t.true("guess-outer-fp: stacks taken from the guess", n >= 20000, "%d guessed" % n)
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])
