@@ -453,9 +453,11 @@ UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
  * rather than probing the index at random. */
 void col_node_stack(uint32_t base, const uintptr_t *ips, int n, uint32_t guess, uint32_t *out);
 /* What was allocated from after the stack of node n, the last time (by
- * any thread): (next stack's node) | (its site << 32), 0 if nothing yet.
- * A program that repeats a sequence of stacks new to the unwinder's memo
- * (recursion) finds them in this order instead of probing the indexes. */
+ * any thread), in one word (col_record.c packs it): the next stack's
+ * node, its site and, for a size key up to PF_EXACT_SIZE_MAX, that key;
+ * 0 if nothing yet.  A program that repeats a sequence of stacks new to
+ * the unwinder's memo (recursion) finds them in this order instead of
+ * probing the indexes, and knows the site without reading its record. */
 extern uint64_t *col_node_next; /* by node id; its pages written as ids are made */
 
 /* The node of the stack ips[0..n) (innermost first); 0 for no frames. */

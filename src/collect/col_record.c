@@ -176,6 +176,38 @@ static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra
     return &set->way[1];
 }
 
+/* A col_node_next word: node (26 bits) | site (24 bits) | size key (14
+ * bits: up to PF_EXACT_SIZE_MAX; 0 for a larger key or none, which the
+ * site's record then gives). */
+#define NEXT_SITE_SHIFT 26
+#define NEXT_KEY_SHIFT (NEXT_SITE_SHIFT + 24)
+_Static_assert(COL_NODE_MAX == 1u << NEXT_SITE_SHIFT, "a node id fits its field");
+_Static_assert(COL_SITE_MAX == 1u << (NEXT_KEY_SHIFT - NEXT_SITE_SHIFT), "a site id fits its field");
+_Static_assert(PF_EXACT_SIZE_MAX < 1u << (64 - NEXT_KEY_SHIFT), "an exact size key fits its field");
+
+UT_INLINE uint64_t next_pack(uint32_t node, uint32_t site, uint64_t key)
+{
+    uint64_t k = key <= PF_EXACT_SIZE_MAX ? key : 0;
+    return node | (uint64_t)site << NEXT_SITE_SHIFT | k << NEXT_KEY_SHIFT;
+}
+
+UT_INLINE uint32_t next_node(uint64_t w)
+{
+    return (uint32_t)w & (COL_NODE_MAX - 1);
+}
+
+UT_INLINE uint32_t next_site(uint64_t w)
+{
+    return (uint32_t)(w >> NEXT_SITE_SHIFT) & (COL_SITE_MAX - 1);
+}
+
+/* Is w's site (not 0) the one of size key `key`? */
+UT_INLINE int next_site_keyed(uint64_t w, uint64_t key)
+{
+    uint64_t k = w >> NEXT_KEY_SHIFT;
+    return k ? k == key : col_sites[next_site(w)].key == key;
+}
+
 /* The stack of this allocation: the guess (the stack that came after the
  * thread's previous one last time), if a frame-pointer walk compared with
  * it finds it, else the unwinder's.  (Not in DWARF mode: a DWARF walk
@@ -220,7 +252,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     /* acquire: the node and site records it names were made by the thread
      * that stored it, maybe another one (which stored it with release) */
     uint64_t guess = next ? __atomic_load_n(next, __ATOMIC_ACQUIRE) : 0;
-    uint32_t node = walk_stack(t, frame, ra, set, (uint32_t)guess);
+    uint32_t node = walk_stack(t, frame, ra, set, next_node(guess));
     if (UT_UNLIKELY(cached))
         col_unwind_verify_cache(e->node, node);
     t->memo_node = node;
@@ -242,11 +274,12 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
             e->key = UINT64_MAX;
         }
     }
-    uint32_t site = (uint32_t)(guess >> 32);
-    if (!(node == (uint32_t)guess && site && col_sites[site].node == node &&
-          col_sites[site].key == key)) {
+    /* the guessed site is (node, key)'s if the guessed node is, with the
+     * key: the word was stored whole, its site made for its node */
+    uint32_t site = next_site(guess);
+    if (!(node == next_node(guess) && site && next_site_keyed(guess, key))) {
         site = site_get(t, node, key);
-        uint64_t now = node | (uint64_t)site << 32;
+        uint64_t now = next_pack(node, site, key);
         if (next && node != COL_NODE_NONE && site != COL_SITE_LOST && guess != now)
             __atomic_store_n(next, now, __ATOMIC_RELEASE);
     }
