@@ -130,6 +130,16 @@ UT_INLINE uintptr_t col_fp_stack_top(const col_thread_t *t, uintptr_t lo)
     return t->stack_hi != UINTPTR_MAX ? t->stack_hi : lo + COL_FP_UNKNOWN_STACK_SPAN;
 }
 
+/* Is fp on a stack whose extent is not known: not the thread's own (a
+ * coroutine's, an alternate signal stack), or the thread's own bounds
+ * could not be read?  Then nothing says that a word between fp and the
+ * top of the thread's stack is mapped: col_unwind_fp_plain reads such a
+ * stack's frames through a system call that fails instead of faulting. */
+UT_INLINE int col_fp_foreign(const col_thread_t *t, uintptr_t fp)
+{
+    return t->stack_hi == UINTPTR_MAX || fp < t->stack_lo || fp >= t->stack_hi;
+}
+
 /* ---- the DWARF unwinder's memo (col_dwarf.c) ----------------------------- */
 
 /* The previous walk of this thread, frame by frame, outermost first: the

@@ -40,6 +40,13 @@ static col_thread_t *state_new(void)
     return col_vm_map(sizeof(col_thread_t));
 }
 
+/* The most of a thread's stack taken as its own (col_fp_foreign).  With no
+ * stack limit (ulimit -s unlimited), glibc reports the main thread's stack
+ * as reaching down to the mapping below it, the top of the brk heap, which
+ * can later grow into that range: a coroutine stack there is not the
+ * thread's.  Frames deeper than this are walked as a foreign stack's. */
+#define STACK_TRUSTED_MAX ((uintptr_t)256 << 20)
+
 static void set_stack_bounds(col_thread_t *t)
 {
     pthread_attr_t attr;
@@ -49,8 +56,9 @@ static void set_stack_bounds(col_thread_t *t)
     t->stack_hi = UINTPTR_MAX;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-            t->stack_lo = (uintptr_t)addr;
             t->stack_hi = (uintptr_t)addr + size;
+            t->stack_lo = size > STACK_TRUSTED_MAX ? t->stack_hi - STACK_TRUSTED_MAX
+                                                   : (uintptr_t)addr;
         }
         pthread_attr_destroy(&attr);
     }

@@ -20,8 +20,10 @@
  * The stopping frame is checked by its reason, not its words: below
  * frameless code rbp holds whatever the program keeps there. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "collect/col_internal.h"
 #include "collect/col_memo.h"
@@ -132,7 +134,7 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
      * unmapped later) is walked without the memo: its checks, and the
      * recent-stacks cache's copies of them, would read it again. */
     col_fp_memo_t *m = col_fp_memo;
-    if (UT_UNLIKELY(fp < t->stack_lo) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
+    if (UT_UNLIKELY(col_fp_foreign(t, fp)) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
         uintptr_t ips[COL_MAX_DEPTH];
         unsigned flags = 0;
         int n = col_unwind_fp_plain(t, (const void *)fp, ips, col_config.max_depth, &flags);
@@ -291,14 +293,13 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
     col_guess_set(gs, g, depth);
     uint32_t epoch = col_modules_epoch(); /* before the ranges it stands for */
     uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
-    if (fp == 0) {
+    if (fp == 0 || col_fp_foreign(t, fp)) { /* another stack: the plain walk's */
         gs->valid = 0;
         return 0;
     }
-    /* the words are kept for the next walk only on the thread's own stack,
-     * mapped from any frame of it up to stack_hi */
-    int keep = t->stack_hi != UINTPTR_MAX && fp >= t->stack_lo;
-    int v = keep ? gs->valid : 0;
+    /* the words a walk of the thread's own stack read are kept for the
+     * next walk: everything from any frame of it up to stack_hi is mapped */
+    int v = gs->valid;
     gs->valid = 0;
     const uintptr_t *want = gs->ip;
     for (int d = depth;; d--) {
@@ -334,31 +335,72 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
         }
         fp = next;
     }
-    gs->valid = keep ? depth : 0;
+    gs->valid = depth;
+    return 1;
+}
+
+/* The two words of the frame at fp (the caller's frame pointer and the
+ * return address).  On the thread's own stack they are read.  On a
+ * foreign one (col_fp_foreign), where a frame pointer may lead anywhere,
+ * through process_vm_readv(2), which fails where nothing readable is
+ * mapped, unless they lie on *page, the page such a read found readable
+ * last in this walk; 0 if they cannot be read.  errno is kept. */
+static int frame_words(uintptr_t fp, int foreign, uintptr_t *page, uintptr_t w[2])
+{
+    uintptr_t p = fp & ~(uintptr_t)4095, last = (fp + 15) & ~(uintptr_t)4095;
+    if (!foreign || (p == *page && last == p)) {
+        w[0] = ((const uintptr_t *)fp)[0];
+        w[1] = ((const uintptr_t *)fp)[1];
+        return 1;
+    }
+    int saved = errno;
+    struct iovec local = {.iov_base = w, .iov_len = 2 * sizeof *w};
+    struct iovec remote = {.iov_base = (void *)fp, .iov_len = 2 * sizeof *w};
+    ssize_t got = process_vm_readv(col_proc.pid, &local, 1, &remote, 1, 0); /* kept across fork */
+    errno = saved;
+    if (got != (ssize_t)(2 * sizeof *w))
+        return 0;
+    if (last == p)
+        *page = p;
     return 1;
 }
 
 /* The walk without the memo (the reference of HEAPSCOPE_UNWIND_VERIFY,
- * and the walk of a thread whose memo cannot be mapped). */
+ * the walk of a thread whose memo cannot be mapped, and the walk of a
+ * foreign stack, whose words are read with frame_words and whose frame
+ * pointers are only required to go up: an unreadable frame ends it). */
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
                         unsigned *flags)
 {
-    uintptr_t hi, code_lo = 0, code_hi = 0;
-    uintptr_t fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
-    if (fp == 0)
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0), fp = (uintptr_t)frame;
+    int foreign = col_fp_foreign(t, fp);
+    uintptr_t hi = foreign ? UINTPTR_MAX : col_fp_stack_top(t, lo);
+    if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
         return 0;
-    int n = 0;
+    /* the page of our own frame is readable: the walk starts on it */
+    uintptr_t page = lo & ~(uintptr_t)4095, code_lo = 0, code_hi = 0;
+    int n = 0, own = 1; /* still in heapscope's frames */
     for (;;) {
-        const uintptr_t *f = (const uintptr_t *)fp;
-        if (f[1] == 0 || !is_code(f[1], &code_lo, &code_hi))
+        uintptr_t w[2];
+        if (!frame_words(fp, foreign, &page, w))
+            return own ? 0 : n;
+        uintptr_t next = w[0], ra = w[1];
+        if (own && col_is_self(ra)) {
+            if (!col_fp_next_ok(fp, next, hi))
+                return 0;
+            fp = next;
+            continue;
+        }
+        own = 0;
+        if (ra == 0 || !is_code(ra, &code_lo, &code_hi))
             return n;
         if (n == max) {
             *flags |= PF_STACK_TRUNCATED;
             return n;
         }
-        ips[n++] = f[1];
-        if (!col_fp_next_ok(fp, f[0], hi))
+        ips[n++] = ra;
+        if (!col_fp_next_ok(fp, next, hi))
             return n;
-        fp = f[0];
+        fp = next;
     }
 }
