@@ -20,10 +20,12 @@
  * depth 1 whatever the outermost frame held), and past depth 1 the frame
  * whose return address ended the walk (end_at, 0 if the walk ended at
  * depth 1's saved frame pointer) with that address and the modules epoch
- * that said it is not code.  A walk that reaches fp[d] at depth d reads
- * the rest of the stack the same way exactly when those words still hold:
- * it checks them with independent loads instead of following the chain.
- * Kept in the memo's mapping, max_depth + 1 of each. */
+ * that said it is not code.  A walk of the thread's own stack (whose
+ * bound, stack_hi, does not change) that reaches fp[d] at depth d reads
+ * the rest of the stack the same way if those words still hold and the
+ * modules epoch is the same: it checks them with independent loads
+ * instead of following the chain.  Kept in the memo's mapping,
+ * max_depth + 1 of each. */
 typedef struct col_guess {
     int depth;
     int valid;
