@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "collect/col_internal.h"
 #include "common/ut_spin.h"
@@ -47,6 +50,28 @@ static col_thread_t *state_new(void)
  * thread's.  Frames deeper than this are walked as a foreign stack's. */
 #define STACK_TRUSTED_MAX ((uintptr_t)256 << 20)
 
+/* The main thread's stack where glibc cannot say (it reads
+ * /proc/self/maps, which a chroot or a container may lack): from the
+ * stack pointer the process started with (__libc_stack_end, the loader's)
+ * to the end of its page, everything down to the current frame is the
+ * live stack; below it, the stack limit's worth of addresses is kept for
+ * the stack's growth (the kernel places mappings below that). */
+extern void *__libc_stack_end;
+
+static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
+{
+    struct rlimit rl;
+    if (syscall(SYS_gettid) != getpid() || __libc_stack_end == NULL ||
+        getrlimit(RLIMIT_STACK, &rl) != 0)
+        return -1;
+    *hi = ((uintptr_t)__libc_stack_end | 4095) + 1;
+    uintptr_t size = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > STACK_TRUSTED_MAX
+                         ? STACK_TRUSTED_MAX
+                         : (uintptr_t)rl.rlim_cur;
+    *lo = *hi - size;
+    return 0;
+}
+
 static void set_stack_bounds(col_thread_t *t)
 {
     pthread_attr_t attr;
@@ -61,6 +86,11 @@ static void set_stack_bounds(col_thread_t *t)
                                                    : (uintptr_t)addr;
         }
         pthread_attr_destroy(&attr);
+    }
+    uintptr_t lo, hi;
+    if (t->stack_hi == UINTPTR_MAX && main_stack_bounds(&lo, &hi) == 0) {
+        t->stack_lo = lo;
+        t->stack_hi = hi;
     }
 }
 

@@ -156,8 +156,9 @@ void col_unwind_report(void)
                         (unsigned long)cache_verified, (unsigned long)cache_differed);
     if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_FP)
         col_message_add("fp unwinder verified against an uncached walk: %lu stacks, %lu differed; "
-                        "%lu were the guessed next stack",
-                        (unsigned long)verified, (unsigned long)differed, (unsigned long)guessed);
+                        "%lu were the guessed next stack; %lu walked on a stack not the thread's own",
+                        (unsigned long)verified, (unsigned long)differed, (unsigned long)guessed,
+                        (unsigned long)col_unwind_fp_foreign_walks());
     else if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_DWARF)
         col_message_add("dwarf unwinder verified against libunwind: %lu stacks, %lu differed, "
                         "%lu fell back to libunwind",

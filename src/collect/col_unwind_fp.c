@@ -29,6 +29,12 @@
 #include "collect/col_memo.h"
 
 _Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
+static uint64_t foreign_walks;
+
+uint64_t col_unwind_fp_foreign_walks(void)
+{
+    return __atomic_load_n(&foreign_walks, __ATOMIC_RELAXED);
+}
 
 /* The memo's header and arrays, for n visits, in one mapping (or, with
  * base NULL, its size). */
@@ -134,7 +140,10 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
      * unmapped later) is walked without the memo: its checks, and the
      * recent-stacks cache's copies of them, would read it again. */
     col_fp_memo_t *m = col_fp_memo;
-    if (UT_UNLIKELY(col_fp_foreign(t, fp)) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
+    int foreign = col_fp_foreign(t, fp);
+    if (UT_UNLIKELY(foreign) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
+        if (foreign)
+            __atomic_add_fetch(&foreign_walks, 1, __ATOMIC_RELAXED);
         uintptr_t ips[COL_MAX_DEPTH];
         unsigned flags = 0;
         int n = col_unwind_fp_plain(t, (const void *)fp, ips, col_config.max_depth, &flags);

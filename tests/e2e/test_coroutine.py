@@ -3,12 +3,34 @@ function whose saved frame pointer leads to a PROT_NONE page
 (tests/progs/hs_coroutine.c), in each unwinding mode.  The program must run
 to its end with exact counts; the frame-pointer walks of the coroutine's
 stack read its frames without faulting, and the stack with the sound frame
-chain is found whole.
+chain is found whole.  Under HEAPSCOPE_UNWIND_VERIFY the fp unwinder
+counts its walks of stacks not the thread's own: the coroutine's 200, and
+none in a single-threaded program run without /proc (hs_single in a mount
+namespace where /proc is unmounted), whose main-thread stack bounds glibc
+cannot read there and the collector takes from the loader's
+__libc_stack_end instead.
 
 Valgrind 3.19 memcheck on hs_coroutine: total heap usage 201 allocs, 201
 frees, 6,456 bytes allocated.
 """
+import os
+import re
+import subprocess
+
 import hstest
+
+FOREIGN = re.compile(r"(\d+) stacks, (\d+) differed; \d+ were the guessed next stack; "
+                     r"(\d+) walked on a stack not the thread's own")
+
+
+def verify_counts(p):
+    """(stacks verified, differed, walked on another stack) from the fp
+    verification message, or None."""
+    for w in p.summary["warnings"]:
+        m = FOREIGN.search(w)
+        if m:
+            return tuple(int(x) for x in m.groups())
+    return None
 
 
 def main(t):
@@ -28,6 +50,35 @@ def main(t):
         t.true(mode + ": main_site is called by main",
                bool(main_st) and p.frame_of(main_st[0], "main") is not None,
                main_st and p.describe(main_st[0]))
+    check_verified(t)
+    check_no_proc(t)
+
+
+def check_verified(t):
+    r = t.run("hs_coroutine", out="coroutine-verify.hsp", opts=["--unwind", "fp"],
+              env={"HEAPSCOPE_UNWIND_VERIFY": "1"})
+    p = t.report(r.out)
+    t.eq("fp verify: stacks, differences, walks on the coroutine's stack", (201, 0, 200),
+         verify_counts(p))
+
+
+def check_no_proc(t):
+    """hs_single without /proc: glibc cannot give the main thread's stack
+    bounds, and the walks must still count it as the thread's own."""
+    lib = os.path.join(os.path.dirname(t.lib), "libheapscope-fp.so")
+    out = os.path.join(t.dir, "noproc.hsp")
+    env = t.env({"HS_LIB": lib, "HEAPSCOPE_OUTPUT": out, "HEAPSCOPE_UNWIND_VERIFY": "1"})
+    script = 'umount -l /proc && LD_PRELOAD="$HS_LIB" exec "$0"'
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script, t.prog("hs_single")],
+                          env=env, capture_output=True, timeout=120)
+    if proc.returncode != 0 and not os.path.exists(out):
+        print("skipped: no mount namespace here (%s)" % proc.stderr.decode().strip()[:200])
+        return
+    t.eq("no /proc: hs_single's exit status", 0, proc.returncode)
+    p = t.report(out)
+    t.check_summary(p, allocations=150, frees=120, bytes_allocated=56550)
+    t.eq("no /proc: stacks verified, differences, walks on another stack", (150, 0, 0),
+         verify_counts(p))
 
 
 if __name__ == "__main__":
