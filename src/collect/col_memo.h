@@ -69,7 +69,6 @@ UT_INLINE int col_guess_depth(uint32_t g, int max)
 
 /* ---- the frame-pointer unwinder's memo (col_unwind_fp.c) --------------- */
 
-#define COL_FP_UNKNOWN_STACK_SPAN (16u * 1024)
 enum { COL_FP_END_RA, COL_FP_END_NEXT, COL_FP_END_TRUNC };
 
 typedef struct col_fp_visit {
@@ -125,11 +124,6 @@ UT_INLINE void *col_memo_layout(void *base, size_t *off, size_t bytes)
 UT_INLINE int col_fp_next_ok(uintptr_t fp, uintptr_t next, uintptr_t hi)
 {
     return next > fp && next <= hi - 2 * sizeof(uintptr_t) && (next & 7) == 0;
-}
-
-UT_INLINE uintptr_t col_fp_stack_top(const col_thread_t *t, uintptr_t lo)
-{
-    return t->stack_hi != UINTPTR_MAX ? t->stack_hi : lo + COL_FP_UNKNOWN_STACK_SPAN;
 }
 
 /* Is fp on a stack whose extent is not known: not the thread's own (a

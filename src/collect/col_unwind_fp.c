@@ -111,13 +111,12 @@ UT_INLINE int frames_upto(const col_fp_memo_t *m, int i)
 }
 
 /* The first frame of the walk from the hook's frame: frame itself, checked
- * to lie on the stack between lo (the walker's own frame) and the stack's
- * top, past heapscope's own frames.  Sets *hi to the top; 0 if the frame
- * or a link between heapscope's frames is not plausible. */
-UT_INLINE uintptr_t walk_start(const col_thread_t *t, const void *frame, uintptr_t lo,
-                               uintptr_t *hi_out)
+ * to lie on the stack between lo (the walker's own frame) and hi (the
+ * stack's top), past heapscope's own frames; 0 if the frame or a link
+ * between heapscope's frames is not plausible.  Only heapscope's frames
+ * are read, so any stack the program runs on is readable here. */
+UT_INLINE uintptr_t walk_start(const void *frame, uintptr_t lo, uintptr_t hi)
 {
-    uintptr_t hi = col_fp_stack_top(t, lo);
     uintptr_t fp = (uintptr_t)frame;
     if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
         return 0;
@@ -127,28 +126,27 @@ UT_INLINE uintptr_t walk_start(const col_thread_t *t, const void *frame, uintptr
             return 0;
         fp = next;
     }
-    *hi_out = hi;
     return fp;
 }
 
 uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
 {
-    uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
-    if (fp == 0)
-        return 0;
     /* A stack other than the thread's own (a coroutine's, which may be
      * unmapped later) is walked without the memo: its checks, and the
      * recent-stacks cache's copies of them, would read it again. */
     col_fp_memo_t *m = col_fp_memo;
-    int foreign = col_fp_foreign(t, fp);
+    int foreign = col_fp_foreign(t, (uintptr_t)frame);
     if (UT_UNLIKELY(foreign) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
         if (foreign)
             __atomic_add_fetch(&foreign_walks, 1, __ATOMIC_RELAXED);
         uintptr_t ips[COL_MAX_DEPTH];
         unsigned flags = 0;
-        int n = col_unwind_fp_plain(t, (const void *)fp, ips, col_config.max_depth, &flags);
+        int n = col_unwind_fp_plain(t, frame, ips, col_config.max_depth, &flags);
         return col_node_path(ips, n, (flags & PF_STACK_TRUNCATED) != 0);
     }
+    uintptr_t hi = t->stack_hi, fp = walk_start(frame, (uintptr_t)__builtin_frame_address(0), hi);
+    if (fp == 0)
+        return 0;
     uint32_t epoch = col_modules_epoch();
     if (m->epoch != epoch) { /* other code ranges: nothing of the memo holds */
         m->m = 0;
@@ -301,8 +299,10 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
     col_guess_t *gs = &m->guess;
     col_guess_set(gs, g, depth);
     uint32_t epoch = col_modules_epoch(); /* before the ranges it stands for */
-    uintptr_t hi, fp = walk_start(t, frame, (uintptr_t)__builtin_frame_address(0), &hi);
-    if (fp == 0 || col_fp_foreign(t, fp)) { /* another stack: the plain walk's */
+    uintptr_t hi = t->stack_hi, fp = 0;
+    if (!col_fp_foreign(t, (uintptr_t)frame)) /* another stack is the plain walk's */
+        fp = walk_start(frame, (uintptr_t)__builtin_frame_address(0), hi);
+    if (fp == 0) {
         gs->valid = 0;
         return 0;
     }
@@ -381,26 +381,20 @@ static int frame_words(uintptr_t fp, int foreign, uintptr_t *page, uintptr_t w[2
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
                         unsigned *flags)
 {
-    uintptr_t lo = (uintptr_t)__builtin_frame_address(0), fp = (uintptr_t)frame;
-    int foreign = col_fp_foreign(t, fp);
-    uintptr_t hi = foreign ? UINTPTR_MAX : col_fp_stack_top(t, lo);
-    if (fp < lo || (fp & 7) || fp >= hi || hi - fp < 2 * sizeof(uintptr_t))
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+    int foreign = col_fp_foreign(t, (uintptr_t)frame);
+    uintptr_t hi = foreign ? UINTPTR_MAX : t->stack_hi;
+    uintptr_t fp = walk_start(frame, lo, hi);
+    if (fp == 0)
         return 0;
     /* the page of our own frame is readable: the walk starts on it */
     uintptr_t page = lo & ~(uintptr_t)4095, code_lo = 0, code_hi = 0;
-    int n = 0, own = 1; /* still in heapscope's frames */
+    int n = 0;
     for (;;) {
         uintptr_t w[2];
         if (!frame_words(fp, foreign, &page, w))
-            return own ? 0 : n;
+            return n;
         uintptr_t next = w[0], ra = w[1];
-        if (own && col_is_self(ra)) {
-            if (!col_fp_next_ok(fp, next, hi))
-                return 0;
-            fp = next;
-            continue;
-        }
-        own = 0;
         if (ra == 0 || !is_code(ra, &code_lo, &code_hi))
             return n;
         if (n == max) {
