@@ -49,6 +49,14 @@ def check(t, label, prog, args, minimum, env=None, opts=(), cached=1):
     return p
 
 
+def guessed(p):
+    """How many stacks the fp verification message says were taken from
+    the recorder's guess; -1 without the message."""
+    g = [re.search(r"(\d+) were the guessed next stack", w)
+         for w in p.summary["warnings"] if "unwinder verified" in w]
+    return int(g[0].group(1)) if g and g[0] else -1
+
+
 def check_recurse(t, p, label, cut):
     """hs_recurse: 12,485 allocations and frees of 201,360 bytes; cut
     stacks exactly when the depth cap is below the program's depth."""
@@ -101,9 +109,7 @@ def main(t):
                 # the second and third trees repeat the first's stacks in
                 # order: the recorder's guess of the next stack is right,
                 # and taken without the memo (never for a cut stack)
-                g = [re.search(r"(\d+) were the guessed next stack", w)
-                     for w in p.summary["warnings"] if "unwinder verified" in w]
-                n = int(g[0].group(1)) if g and g[0] else -1
+                n = guessed(p)
                 t.true(label + ": stacks taken from the guess", n >= 8000 if depth is None else
                        0 < n < 200, "%d guessed" % n)
     # two stacks that agree frame for frame where they overlap, one a frame
@@ -135,9 +141,7 @@ def main(t):
                        if any(f.get("function") == fn for f in st["frames"]))
         t.eq("guess-outer-fp: allocations under each caller", (31000, 15500),
              (under("guess_mid_x"), under("guess_mid_y")))
-        g = [re.search(r"(\d+) were the guessed next stack", w)
-             for w in p.summary["warnings"] if "unwinder verified" in w]
-        n = int(g[0].group(1)) if g and g[0] else -1
+        n = guessed(p)
         t.true("guess-outer-fp: stacks taken from the guess", n >= 20000, "%d guessed" % n)
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
