@@ -433,14 +433,39 @@ uint32_t col_node_count(void);     /* ids are 1 .. count */
 uint32_t col_node_epoch(uint32_t id);
 uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since);
 
+/* The first child and the first site made of each node, by node id (0:
+ * the root), each written once, with release, under its table's lock (the
+ * site under col_site_tab's), and in no index: a node's first child and
+ * first site are found here with two loads of records made about when
+ * the node was, the others in the indexes.  Most nodes have one child or
+ * one site, so the indexes hold a fraction of the keys, and the first
+ * time a stack is seen costs no random probe for most of its new nodes.
+ * A node with no first child has no child at all, so a lookup under it
+ * goes straight to col_node_add.  Not for COL_NODE_TRUNC's children, nor
+ * node 0's sites (COL_SITE_LOST is (node 0, key 0) in the index). */
+typedef struct col_node_first {
+    uint32_t child; /* 0: none yet */
+    uint32_t site;  /* 0: none yet */
+} col_node_first_t;
+extern col_node_first_t *col_node_first; /* its pages written as ids are made */
+
 /* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:
  * the outermost frame of a cut stack), made if new.  COL_NODE_NONE if the
- * table is full, and for every child of COL_NODE_NONE. */
+ * table is full, and for every child of COL_NODE_NONE.  The version is
+ * read before the first child: a child put in the index after the first
+ * one was stored moves it (col_node_add). */
 UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
 {
     if (UT_UNLIKELY(parent == COL_NODE_NONE))
         return COL_NODE_NONE;
     uint32_t since = col_idtab_version(&col_node_tab);
+    if (UT_LIKELY(parent != COL_NODE_TRUNC)) {
+        uint32_t c = __atomic_load_n(&col_node_first[parent].child, __ATOMIC_ACQUIRE);
+        if (c == 0)
+            return col_node_add(parent, ip, since);
+        if (col_nodes[c].ip == ip)
+            return c;
+    }
     uint32_t id = col_idtab_find(&col_node_tab, ip, parent, col_node_key);
     return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip, since);
 }
@@ -493,10 +518,24 @@ int col_site_init(void);
 uint32_t col_site_count(void);     /* ids are 1 .. count */
 uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since);
 
-/* The site of (node, key), made if new; 0 if the table is full. */
+/* Is node's first site kept in col_node_first (else in the index)? */
+UT_INLINE int col_site_first_kept(uint32_t node)
+{
+    return node != 0 && node < COL_NODE_MAX;
+}
+
+/* The site of (node, key), made if new; 0 if the table is full.  The
+ * node's first site first (col_node_first), as col_node_child does. */
 UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
     uint32_t since = col_idtab_version(&col_site_tab);
+    if (UT_LIKELY(col_site_first_kept(node))) {
+        uint32_t s = __atomic_load_n(&col_node_first[node].site, __ATOMIC_ACQUIRE);
+        if (s == 0)
+            return col_site_add(node, key, since);
+        if (col_sites[s].key == key)
+            return s;
+    }
     uint32_t id = col_idtab_find(&col_site_tab, key, node, col_site_key);
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key, since);
 }
