@@ -433,38 +433,48 @@ uint32_t col_node_count(void);     /* ids are 1 .. count */
 uint32_t col_node_epoch(uint32_t id);
 uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since);
 
-/* The first child and the first site made of each node, by node id (0:
- * the root), each written once, with release, under its table's lock (the
- * site under col_site_tab's), and in no index: a node's first child and
- * first site are found here with two loads of records made about when
- * the node was, the others in the indexes.  Most nodes have one child or
- * one site, so the indexes hold a fraction of the keys, and the first
- * time a stack is seen costs no random probe for most of its new nodes.
- * A node with no first child has no child at all, so a lookup under it
- * goes straight to col_node_add.  Not for COL_NODE_TRUNC's children, nor
- * node 0's sites (COL_SITE_LOST is (node 0, key 0) in the index). */
-typedef struct col_node_first {
-    uint32_t child; /* 0: none yet */
-    uint32_t site;  /* 0: none yet */
-} col_node_first_t;
-extern col_node_first_t *col_node_first; /* its pages written as ids are made */
+/* Each node's children, and its sites, up to COL_NODE_CHAIN of each: a
+ * list by node id, from the node's first child (first site) through each
+ * child's next sibling (each site's next, col_site_t), every link written
+ * once, with release, under its table's lock (sites under col_site_tab's).
+ * These are in no index: they are found with a few loads of records made
+ * about when the node was, and only a node's later children and sites go
+ * in the indexes.  Most nodes have a few children and a few sizes, so the
+ * first time a stack is seen costs no random probe for most of its new
+ * nodes, and the indexes stay small.  A list that ends before
+ * COL_NODE_CHAIN entries is the whole set: a lookup that does not find
+ * its key there goes straight to the insert.  Not for COL_NODE_TRUNC's
+ * children, nor node 0's sites (COL_SITE_LOST is (node 0, key 0) in the
+ * index). */
+#define COL_NODE_CHAIN 4
+typedef struct col_node_links {
+    uint32_t child; /* first child; 0: none yet */
+    uint32_t next;  /* next child of this node's parent; 0: none yet */
+    uint32_t site;  /* first site; 0: none yet */
+} col_node_links_t;
+extern col_node_links_t *col_node_links; /* by id; its pages written as ids are made */
 
 /* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:
  * the outermost frame of a cut stack), made if new.  COL_NODE_NONE if the
  * table is full, and for every child of COL_NODE_NONE.  The version is
- * read before the first child: a child put in the index after the first
- * one was stored moves it (col_node_add). */
+ * read before the list: a child put in the index after the list was full
+ * moves it (col_node_add). */
 UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
 {
     if (UT_UNLIKELY(parent == COL_NODE_NONE))
         return COL_NODE_NONE;
     uint32_t since = col_idtab_version(&col_node_tab);
     if (UT_LIKELY(parent != COL_NODE_TRUNC)) {
-        uint32_t c = __atomic_load_n(&col_node_first[parent].child, __ATOMIC_ACQUIRE);
-        if (c == 0)
-            return col_node_add(parent, ip, since);
-        if (col_nodes[c].ip == ip)
-            return c;
+        uint32_t c = __atomic_load_n(&col_node_links[parent].child, __ATOMIC_ACQUIRE);
+        for (int n = 1;; n++) {
+            if (c == 0)
+                return col_node_add(parent, ip, since);
+            if (col_nodes[c].ip == ip)
+                return c;
+            if (n == COL_NODE_CHAIN)
+                break;
+            c = __atomic_load_n(&col_node_links[c].next, __ATOMIC_ACQUIRE);
+        }
     }
     uint32_t id = col_idtab_find(&col_node_tab, ip, parent, col_node_key);
     return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip, since);
@@ -497,7 +507,8 @@ void col_node_atfork_child(void);
 typedef struct col_site {
     uint64_t key;  /* size key (col_size_key) */
     uint32_t node; /* stack */
-    uint32_t unused;
+    uint32_t next; /* the node's next site in its list (col_node_links),
+                    * 0: none yet; the one field set after the record is out */
 } col_site_t;
 
 /* Pseudo-site of the blocks no site could be made for (the sites table is
@@ -518,23 +529,28 @@ int col_site_init(void);
 uint32_t col_site_count(void);     /* ids are 1 .. count */
 uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since);
 
-/* Is node's first site kept in col_node_first (else in the index)? */
-UT_INLINE int col_site_first_kept(uint32_t node)
+/* Are node's sites listed in col_node_links (else all in the index)? */
+UT_INLINE int col_site_listed(uint32_t node)
 {
     return node != 0 && node < COL_NODE_MAX;
 }
 
 /* The site of (node, key), made if new; 0 if the table is full.  The
- * node's first site first (col_node_first), as col_node_child does. */
+ * node's list first (col_node_links), as col_node_child does. */
 UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
     uint32_t since = col_idtab_version(&col_site_tab);
-    if (UT_LIKELY(col_site_first_kept(node))) {
-        uint32_t s = __atomic_load_n(&col_node_first[node].site, __ATOMIC_ACQUIRE);
-        if (s == 0)
-            return col_site_add(node, key, since);
-        if (col_sites[s].key == key)
-            return s;
+    if (UT_LIKELY(col_site_listed(node))) {
+        uint32_t s = __atomic_load_n(&col_node_links[node].site, __ATOMIC_ACQUIRE);
+        for (int n = 1;; n++) {
+            if (s == 0)
+                return col_site_add(node, key, since);
+            if (col_sites[s].key == key)
+                return s;
+            if (n == COL_NODE_CHAIN)
+                break;
+            s = __atomic_load_n(&col_sites[s].next, __ATOMIC_ACQUIRE);
+        }
     }
     uint32_t id = col_idtab_find(&col_site_tab, key, node, col_site_key);
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key, since);

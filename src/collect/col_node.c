@@ -12,8 +12,9 @@
  * is below its children's, and they are what the profile's NODES records
  * hold (docs/FORMAT.md).  Records never move or change once published;
  * lookups (col_node_child, inline in col_internal.h) take no lock, and a
- * new node takes the table's spinlock.  A node's first child is found
- * from its parent's entry in col_node_first, the others by the index.
+ * new node takes the table's spinlock.  A node's first COL_NODE_CHAIN
+ * children are found by its list in col_node_links, the others by the
+ * index.
  *
  * A stack cut by the depth cap has lost its outer frames: its outermost
  * kept frame hangs under the pseudo-parent COL_NODE_TRUNC instead of the
@@ -29,7 +30,7 @@
 col_node_t *col_nodes;
 col_idtab_t col_node_tab;
 uint64_t *col_node_next;
-col_node_first_t *col_node_first;
+col_node_links_t *col_node_links;
 static uint32_t count; /* last id handed out, published with release */
 static uint32_t limit; /* ids below it can be made */
 
@@ -51,14 +52,14 @@ int col_node_init(void)
     limit = col_config_id_limit(col_config.fault_nodes, COL_NODE_MAX);
     col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
     col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
-    col_node_first = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_first);
+    col_node_links = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_links);
     runs = col_vm_map(EPOCH_RUNS * sizeof *runs);
-    if (!col_nodes || !col_node_next || !col_node_first || !runs ||
+    if (!col_nodes || !col_node_next || !col_node_links || !runs ||
         col_idtab_init(&col_node_tab, INDEX_INITIAL, col_node_key) != 0)
         return -1;
     /* their first pages: written before anyone reads them */
     col_node_next[0] = 0;
-    col_node_first[0] = (col_node_first_t){0, 0};
+    col_node_links[0] = (col_node_links_t){0, 0, 0};
     return 0;
 }
 
@@ -105,29 +106,34 @@ static void pages_note(uint32_t id)
 {
     if ((id & (4096 / sizeof *col_node_next - 1)) == 0)
         __atomic_store_n(&col_node_next[id], 0, __ATOMIC_RELAXED);
-    if ((id & (4096 / sizeof *col_node_first - 1)) == 0) {
-        __atomic_store_n(&col_node_first[id].child, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&col_node_first[id].site, 0, __ATOMIC_RELAXED);
-    }
+    /* (an entry may straddle two pages: the one its end is on) */
+    uint64_t end = ((uint64_t)id + 1) * sizeof *col_node_links - 1;
+    if (end / 4096 != (end - sizeof *col_node_links) / 4096)
+        __atomic_store_n(&col_node_links[id].site, 0, __ATOMIC_RELAXED);
 }
 
 /* The node (parent, ip), made now, unless another thread made it since
  * the caller's lookup (after the index's version `since`, read before the
- * parent's first child); COL_NODE_NONE if the table is full.  The first
- * child of a node goes in col_node_first, the others in the index: a
- * lookup that found no first child needs no probe of the index (a child
- * put there after the first one moved the version), nor does one under a
- * parent that still has none. */
+ * parent's list); COL_NODE_NONE if the table is full.  The first
+ * COL_NODE_CHAIN children of a node go in its list (col_node_links), the
+ * others in the index: a lookup whose list ended short needs no probe of
+ * the index (a child put there after the list was full moved the
+ * version). */
 UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
 {
     col_idtab_lock(&col_node_tab);
     int in_index = parent == COL_NODE_TRUNC;
-    uint32_t id = 0;
+    uint32_t id = 0, last = 0; /* last: the list's last child */
     if (!in_index) {
-        uint32_t c = __atomic_load_n(&col_node_first[parent].child, __ATOMIC_RELAXED);
-        in_index = c != 0;
-        if (c != 0 && col_nodes[c].ip == ip)
-            id = c;
+        int n = 0;
+        uint32_t c = __atomic_load_n(&col_node_links[parent].child, __ATOMIC_RELAXED);
+        for (; c != 0 && id == 0; c = __atomic_load_n(&col_node_links[c].next, __ATOMIC_RELAXED)) {
+            if (col_nodes[c].ip == ip)
+                id = c;
+            last = c;
+            n++;
+        }
+        in_index = n == COL_NODE_CHAIN;
     }
     if (id == 0 && in_index)
         id = col_idtab_find_locked(&col_node_tab, ip, parent, since);
@@ -153,7 +159,8 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
             if (in_index)
                 col_idtab_put_locked(&col_node_tab, ip, parent, id);
             else
-                __atomic_store_n(&col_node_first[parent].child, id, __ATOMIC_RELEASE);
+                __atomic_store_n(last ? &col_node_links[last].next : &col_node_links[parent].child,
+                                 id, __ATOMIC_RELEASE);
         }
     }
     col_idtab_unlock(&col_node_tab);

@@ -8,8 +8,8 @@
  * full): node 0 (no frames), size key 0, in the index like any other, so
  * that no second site has the same node and key.  Lookups (col_site_get, inline in
  * col_internal.h) take no lock; a new site takes the table's spinlock.
- * A node's first site is found from its entry in col_node_first, its
- * others (other size keys) by the index. */
+ * A node's first COL_NODE_CHAIN sites (size keys) are found by its list
+ * (col_node_links, then each site's next), the others by the index. */
 #include "collect/col_internal.h"
 
 #define INDEX_INITIAL (1u << 8) /* slots; grows at 3/4 full */
@@ -37,18 +37,23 @@ uint32_t col_site_count(void)
 
 /* The site (node, key), made now, unless another thread made it since
  * the caller's lookup (after the index's version `since`, read before the
- * node's first site); 0 if the table is full.  As col_node_add: the
- * node's first site goes in col_node_first, its others in the index. */
+ * node's list); 0 if the table is full.  As col_node_add: the node's first
+ * COL_NODE_CHAIN sites go in its list, its others in the index. */
 UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
 {
     col_idtab_lock(&col_site_tab);
-    int in_index = !col_site_first_kept(node);
-    uint32_t id = 0;
+    int in_index = !col_site_listed(node);
+    uint32_t id = 0, last = 0; /* last: the list's last site */
     if (!in_index) {
-        uint32_t s = __atomic_load_n(&col_node_first[node].site, __ATOMIC_RELAXED);
-        in_index = s != 0;
-        if (s != 0 && col_sites[s].key == key)
-            id = s;
+        int n = 0;
+        uint32_t s = __atomic_load_n(&col_node_links[node].site, __ATOMIC_RELAXED);
+        for (; s != 0 && id == 0; s = __atomic_load_n(&col_sites[s].next, __ATOMIC_RELAXED)) {
+            if (col_sites[s].key == key)
+                id = s;
+            last = s;
+            n++;
+        }
+        in_index = n == COL_NODE_CHAIN;
     }
     if (id == 0 && in_index)
         id = col_idtab_find_locked(&col_site_tab, key, node, since);
@@ -61,7 +66,8 @@ UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
         if (in_index)
             col_idtab_put_locked(&col_site_tab, key, node, id);
         else
-            __atomic_store_n(&col_node_first[node].site, id, __ATOMIC_RELEASE);
+            __atomic_store_n(last ? &col_sites[last].next : &col_node_links[node].site, id,
+                             __ATOMIC_RELEASE);
     }
     col_idtab_unlock(&col_site_tab);
     return id;

@@ -11,7 +11,10 @@
  *   Half the stacks are built in two steps, the outer frames first and the
  *   inner ones on top with a guess (col_node_stack), the guess right or
  *   wrong; every 5th stack is marked as cut by the depth cap.  Each stack
- *   also gets a site for one of 3 size keys.  A fifth thread reads every
+ *   also gets a site for one of KEYS size keys, more than a node's list
+ *   of sites holds (col_node_links), so later ones go through the site
+ *   index; the root and the nodes near it have more children than their
+ *   lists hold, too.  A fifth thread reads every
  *   published node and site record, as the writer thread does.  After:
  *   every thread got the same node and site for the same stack and key,
  *   distinct stacks have distinct nodes, and each node's frames, read back
@@ -44,8 +47,9 @@ uint32_t col_modules_epoch_value;
 #define POOL 6000
 #define ROUNDS 40000
 #define DEPTH_MAX 24
+#define KEYS (COL_NODE_CHAIN + 2)
 
-static uint32_t got[THREADS][POOL], got_site[THREADS][POOL][3];
+static uint32_t got[THREADS][POOL], got_site[THREADS][POOL][KEYS];
 static int failures;
 static int done;
 
@@ -124,7 +128,7 @@ static void *interner(void *arg)
             if (gs.depth != n || gs.node[n] != node)
                 fail("a guess's node", k, gs.node[n]);
         }
-        int key = (int)((rng >> 32) % 3);
+        int key = (int)((rng >> 32) % KEYS);
         uint32_t site = col_site_get(node, 16 + (uint64_t)key * 8);
         if (site <= COL_SITE_LOST || col_sites[site].node != node ||
             col_sites[site].key != 16 + (uint64_t)key * 8)
@@ -201,7 +205,7 @@ int main(void)
             if (id && got[t][k] != id)
                 fail("threads disagree on a stack's node", id, got[t][k]);
             id = got[t][k];
-            for (int key = 0; key < 3; key++)
+            for (int key = 0; key < KEYS; key++)
                 for (int u = 0; u < t; u++)
                     if (got_site[t][k][key] && got_site[u][k][key] &&
                         got_site[t][k][key] != got_site[u][k][key])
@@ -216,7 +220,13 @@ int main(void)
             owner[id] = k + 1;
     }
     free(owner);
-    printf("tsan_collector: %u stacks, %u nodes, %u sites interned by %d threads, %d failures\n",
-           stacks, nodes, col_site_count(), THREADS, failures);
+    /* the keys past the nodes' lists went through the indexes, which grew
+     * while the threads raced (from 1,024 and 256 slots) */
+    uint32_t node_slots = col_node_tab.cur->mask + 1, site_slots = col_site_tab.cur->mask + 1;
+    if (node_slots < 4096 || site_slots < 4096)
+        fail("the indexes did not grow", node_slots, site_slots);
+    printf("tsan_collector: %u stacks, %u nodes, %u sites interned by %d threads, "
+           "index slots %u and %u, %d failures\n",
+           stacks, nodes, col_site_count(), THREADS, node_slots, site_slots, failures);
     return failures != 0;
 }
