@@ -28,7 +28,7 @@ WERROR     ?=
 # bench` compares, heaptrack (side-by-side checks), gdb (gcore for the core
 # walker's tests), and real programs the reliability tests profile.
 DEB_PACKAGES := build-essential cmake pkg-config libunwind-dev libdw-dev \
-                libelf-dev libzstd-dev libprotobuf-c-dev protobuf-c-compiler \
+                libelf-dev libzstd-dev libxxhash-dev libprotobuf-c-dev protobuf-c-compiler \
                 zlib1g-dev valgrind python3 binutils protobuf-compiler \
                 chromium clang libclang-rt-14-dev llvm-14 libjemalloc2 \
                 libgoogle-perftools4 libmimalloc2.0 heaptrack gdb sqlite3 \

@@ -7,7 +7,8 @@
  * Layout:  header (16 bytes)  then  record*
  *   header : "HEAPSCP\0" u16 major  u16 minor  u32 flags      (little endian)
  *   record : u32 type  u32 length  u8 payload[length]  u32 check
- *            check = FNV-1a 32 over the 4 type bytes then the payload.
+ *            check = XXH32 of the payload seeded with the type (2.x);
+ *                    FNV-1a 32 over the 4 type bytes then the payload (1.x).
  * Payload integers are LEB128 varints (unsigned, or zigzag for signed).
  *
  * Versioning: bump PF_VERSION_MAJOR when an existing record changes meaning
@@ -21,8 +22,9 @@
 #define PF_MAGIC "HEAPSCP"        /* 7 chars + NUL = 8 bytes */
 #define PF_MAGIC_LEN 8
 #define PF_HEADER_SIZE 16
-#define PF_VERSION_MAJOR 1
-#define PF_VERSION_MINOR 1 /* 1: TOTALS gained `untracked` */
+#define PF_VERSION_MAJOR 2        /* 2: the records' check is XXH32 */
+#define PF_VERSION_MINOR 0
+#define PF_VERSION_MAJOR_OLDEST 1 /* 1.x: FNV-1a checks (1.1: TOTALS gained `untracked`) */
 
 /* Largest payload a reader accepts for one record (bytes). */
 #define PF_MAX_RECORD (1u << 30)

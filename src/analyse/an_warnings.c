@@ -26,7 +26,7 @@ int an_warnings_add(an_model_t *m)
                             "or still running), so \"leaked\" means \"live at the last snapshot\" "
                             "(%s after start)",
                             an_units_time(s->run_time_ns, a));
-    if (p->minor > PF_VERSION_MINOR)
+    if (p->major == PF_VERSION_MAJOR && p->minor > PF_VERSION_MINOR)
         rc |= an_model_warn(m,
                             "profile format %u.%u is newer than this heapscope (%d.%d): fields "
                             "it does not know were ignored",

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/ut_varint.h"
+#include "format/pf_check.h"
 #include "format/pf_read_int.h"
 #include "heapscope/profile.h"
 
@@ -67,12 +68,12 @@ static int pf_read_header(pf_parse_t *ps)
     p->major = (uint16_t)pf_le16(b + 8);
     p->minor = (uint16_t)pf_le16(b + 10);
     p->header_flags = pf_le32(b + 12);
-    if (p->major != PF_VERSION_MAJOR)
+    if (p->major < PF_VERSION_MAJOR_OLDEST || p->major > PF_VERSION_MAJOR)
         return pf_read_fail(ps, PF_EVERSION, __FILE__, __LINE__,
                             "profile format version %u.%u is not supported: this heapscope reads "
-                            "version %d.x (up to %d.%d)",
-                            (unsigned)p->major, (unsigned)p->minor, PF_VERSION_MAJOR,
-                            PF_VERSION_MAJOR, PF_VERSION_MINOR);
+                            "versions %d.x to %d.x (up to %d.%d)",
+                            (unsigned)p->major, (unsigned)p->minor, PF_VERSION_MAJOR_OLDEST,
+                            PF_VERSION_MAJOR, PF_VERSION_MAJOR, PF_VERSION_MINOR);
     return PF_OK;
 }
 
@@ -117,7 +118,7 @@ static int pf_read_records(pf_parse_t *ps)
             return PF_CORRUPT(ps, "payload length %u is above the limit of %u", len, PF_MAX_RECORD);
         const uint8_t *pl = ps->base + off + 8;
         uint32_t want = pf_le32(pl + len);
-        uint32_t got = ut_fnv32(ut_fnv32(UT_FNV32_INIT, ps->base + off, 4), pl, len);
+        uint32_t got = pf_check(ps->prof->major, type, pl, len);
         if (want != got)
             return pf_read_truncate(ps, "bad checksum (stored 0x%08x, computed 0x%08x)", want, got);
         if (ps->rec_no == 1 && type != PF_REC_INFO)

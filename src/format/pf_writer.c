@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/ut_varint.h"
+#include "format/pf_check.h"
 #include "format/pf_writer.h"
 #include "heapscope/profile.h"
 
@@ -138,9 +139,7 @@ void pf_out_record(pf_out_t *o, uint32_t type, const pf_buf_t *b)
     uint8_t head[8], tail[4];
     put_u32(head, type);
     put_u32(head + 4, (uint32_t)b->len);
-    uint32_t check = ut_fnv32(UT_FNV32_INIT, head, 4);
-    check = ut_fnv32(check, b->data, b->len);
-    put_u32(tail, check);
+    put_u32(tail, pf_check(PF_VERSION_MAJOR, type, b->data, b->len));
     out_put(o, head, sizeof head);
     out_put(o, b->data, b->len);
     out_put(o, tail, sizeof tail);

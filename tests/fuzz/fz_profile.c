@@ -1,7 +1,7 @@
 /* fz_profile.c - libFuzzer target for the profile reader and the analyser.
  *
  * Each input is handed to pf_reader_parse() twice: as it is, and with the
- * FNV-1a check of every record recomputed (docs/FORMAT.md), because a random
+ * check of every record recomputed (docs/FORMAT.md), because a random
  * mutation almost always breaks a check and the reader would then stop at
  * the first record (a truncated profile) without ever decoding a mutated
  * payload.  Every input that parses is then run through what `heapscope
@@ -24,6 +24,7 @@
 
 #include "analyse/an_report.h"
 #include "analyse/an_view.h"
+#include "format/pf_check.h"
 #include "format/pf_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,16 +38,13 @@ static uint32_t fz_le32(const uint8_t *b)
  * then u32 type, u32 length, payload, u32 check). */
 static void fz_fix_checks(uint8_t *buf, size_t len)
 {
+    unsigned major = len >= 10 ? (unsigned)buf[8] | (unsigned)buf[9] << 8 : 0;
     size_t off = 16;
     while (off + 12 <= len) {
         uint32_t plen = fz_le32(buf + off + 4);
         if (plen > len - off - 12)
             break;
-        uint32_t h = 2166136261u;
-        for (size_t i = 0; i < 4; i++)
-            h = (h ^ buf[off + i]) * 16777619u;
-        for (size_t i = 0; i < plen; i++)
-            h = (h ^ buf[off + 8 + i]) * 16777619u;
+        uint32_t h = pf_check(major, fz_le32(buf + off), buf + off + 8, plen);
         uint8_t *c = buf + off + 8 + plen;
         c[0] = (uint8_t)h;
         c[1] = (uint8_t)(h >> 8);

@@ -6,6 +6,7 @@
 
 #include "collect/col_internal.h"
 #include "common/ut_varint.h"
+#include "format/pf_check.h"
 
 static int failures;
 
@@ -52,6 +53,14 @@ static void test_varint(void)
     CHECK(ut_unzigzag(ut_zigzag(INT64_MAX)) == INT64_MAX);
     /* FNV-1a 32 of "a" is 0xe40c292c */
     CHECK(ut_fnv32(UT_FNV32_INIT, "a", 1) == 0xe40c292cu);
+    /* a record's check: 1.x FNV-1a over the type's 4 bytes and the
+     * payload; 2.x XXH32 of the payload seeded with the type (XXH32 of "a",
+     * seed 0, is 0x550d7456, xxhash's own test value) */
+    CHECK(pf_check(1, 0x0201, "a", 1) ==
+          ut_fnv32(ut_fnv32(UT_FNV32_INIT, "\x01\x02\x00\x00", 4), "a", 1));
+    CHECK(pf_check(2, 0, "a", 1) == 0x550d7456u);
+    CHECK(pf_check(2, 1, "a", 1) != pf_check(2, 2, "a", 1));
+    CHECK(pf_check(2, 1, "", 0) != pf_check(1, 1, "", 0));
 }
 
 static void test_size_key(void)
