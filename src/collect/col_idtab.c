@@ -20,6 +20,7 @@ int col_idtab_init(col_idtab_t *x, uint32_t cap, col_idtab_key_fn *key_of)
 {
     x->lock = 0;
     x->version = 0;
+    x->last = 0;
     x->key_of = key_of;
     x->cur = index_new(cap);
     return x->cur ? 0 : -1;

@@ -45,11 +45,18 @@ typedef struct col_idtab_index {
     uint64_t slots[]; /* id << 32 | tag; 0: empty; stored with release */
 } col_idtab_index_t;
 
+/* Two cache lines: what every lookup reads, and the writers' line (the
+ * lock, and the last id the table's owner handed out under it), so that
+ * a thread making records does not take the lookups' line away from the
+ * other threads at each insert, nor the globals the linker puts next to
+ * the table. */
 typedef struct col_idtab {
     col_idtab_index_t *cur; /* published with release */
     col_idtab_key_fn *key_of;
-    int lock;
     uint32_t version;       /* keys put so far; stored with release */
+    _Alignas(64) int lock;
+    uint32_t last;          /* the owner's last id, published with release */
+    char pad[64 - sizeof(int) - sizeof(uint32_t)];
 } col_idtab_t;
 
 UT_INLINE uint64_t col_idtab_hash(uint64_t k1, uint32_t k2)

@@ -31,7 +31,6 @@ col_node_t *col_nodes;
 col_idtab_t col_node_tab;
 uint64_t *col_node_next;
 col_node_links_t *col_node_links;
-static uint32_t count; /* last id handed out, published with release */
 static uint32_t limit; /* ids below it can be made */
 
 /* The modules epoch of each node, by runs: nodes are made in id order
@@ -65,7 +64,7 @@ int col_node_init(void)
 
 uint32_t col_node_count(void)
 {
-    return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&col_node_tab.last, __ATOMIC_ACQUIRE);
 }
 
 /* Node id is made in epoch e (under the lock, before id is published). */
@@ -138,10 +137,11 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
     if (id == 0 && in_index)
         id = col_idtab_find_locked(&col_node_tab, ip, parent, since);
     if (id == 0) {
-        if (count + 1 >= limit || (in_index && col_idtab_reserve_locked(&col_node_tab) != 0)) {
+        if (col_node_tab.last + 1 >= limit ||
+            (in_index && col_idtab_reserve_locked(&col_node_tab) != 0)) {
             id = COL_NODE_NONE;
         } else {
-            id = count + 1;
+            id = col_node_tab.last + 1;
             col_node_t *n = &col_nodes[id];
             n->ip = ip;
             if (parent == COL_NODE_TRUNC) {
@@ -155,7 +155,7 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
             }
             epoch_note(id, col_modules_epoch());
             pages_note(id);
-            __atomic_store_n(&count, id, __ATOMIC_RELEASE);
+            __atomic_store_n(&col_node_tab.last, id, __ATOMIC_RELEASE);
             if (in_index)
                 col_idtab_put_locked(&col_node_tab, ip, parent, id);
             else

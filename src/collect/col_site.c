@@ -16,7 +16,6 @@
 
 col_site_t *col_sites;
 col_idtab_t col_site_tab;
-static uint32_t count; /* last id handed out, published with release */
 static uint32_t limit; /* ids below it can be made */
 
 int col_site_init(void)
@@ -26,13 +25,13 @@ int col_site_init(void)
     if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL, col_site_key) != 0)
         return -1;
     col_idtab_put_locked(&col_site_tab, 0, 0, COL_SITE_LOST); /* its record: zeros */
-    count = COL_SITE_LOST;
+    col_site_tab.last = COL_SITE_LOST;
     return 0;
 }
 
 uint32_t col_site_count(void)
 {
-    return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&col_site_tab.last, __ATOMIC_ACQUIRE);
 }
 
 /* The site (node, key), made now, unless another thread made it since
@@ -57,12 +56,12 @@ UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
     }
     if (id == 0 && in_index)
         id = col_idtab_find_locked(&col_site_tab, key, node, since);
-    if (id == 0 && count + 1 < limit &&
+    if (id == 0 && col_site_tab.last + 1 < limit &&
         (!in_index || col_idtab_reserve_locked(&col_site_tab) == 0)) {
-        id = count + 1;
+        id = col_site_tab.last + 1;
         col_sites[id].key = key;
         col_sites[id].node = node;
-        __atomic_store_n(&count, id, __ATOMIC_RELEASE);
+        __atomic_store_n(&col_site_tab.last, id, __ATOMIC_RELEASE);
         if (in_index)
             col_idtab_put_locked(&col_site_tab, key, node, id);
         else
