@@ -3,9 +3,16 @@
  *
  * The collector's two process-wide tables are built on it: the call tree
  * (col_node.c: (return address, parent node) -> node) and the allocation
- * sites (col_site.c: (size key, stack node) -> site).  Both are looked up
- * on every allocation whose stack or size differs from the previous one,
- * by every thread, and written only when something new is seen.
+ * sites (col_site.c: (size key, stack node) -> site), for the keys past
+ * the first COL_NODE_CHAIN of a node, which are in its lists
+ * (col_node_links).  Both are looked up by every thread when the
+ * recorder's caches do not answer, and written only when something new is
+ * seen.
+ *
+ * The owners rely on one rule when a lookup saw a node's list short: a key
+ * is put in the index only once its node's list is full, and lists never
+ * shrink, so with the version read before the list, an unmoved version
+ * says no key of that node is in the index (col_node_add).
  *
  * The index keeps no keys: a slot is 8 bytes, the id and 32 bits of the
  * key's hash (the tag), and the key itself is read from the record the id

@@ -516,7 +516,7 @@ typedef struct col_site {
  * sizes, so its bytes are counted, as above PF_EXACT_SIZE_MAX. */
 #define COL_SITE_LOST 1u
 
-extern col_site_t *col_sites;      /* by id; records never change once made */
+extern col_site_t *col_sites;      /* by id; never change once made, but for next */
 extern col_idtab_t col_site_tab;   /* (key, node) -> id */
 
 /* The index key of site id: (size key, node). */

@@ -17,7 +17,8 @@
  *   lists hold, too.  A fifth thread reads every
  *   published node and site record, as the writer thread does.  After:
  *   every thread got the same node and site for the same stack and key,
- *   distinct stacks have distinct nodes, and each node's frames, read back
+ *   distinct stacks have distinct nodes, no key of either table was made
+ *   twice, and each node's frames, read back
  *   through its parents (col_node_ips), are the stack's, as are the
  *   frames by depth the fp unwinder keeps of its last guessed stack
  *   (col_guess_set), whatever stacks came before; the reader finds every
@@ -179,6 +180,19 @@ static void *reader(void *arg)
     return NULL;
 }
 
+typedef struct rec_key {
+    uint64_t a;
+    uint32_t b;
+} rec_key_t;
+
+static int key_cmp(const void *x, const void *y)
+{
+    const rec_key_t *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
 int main(void)
 {
     if (col_node_init() != 0 || col_site_init() != 0 || col_shadow_init() != 0) {
@@ -220,6 +234,24 @@ int main(void)
             owner[id] = k + 1;
     }
     free(owner);
+    /* no two records of either table have the same key, whichever stacks
+     * were drawn: the lists and the indexes together made each key once */
+    int dup_nodes = 0, dup_sites = 0;
+    rec_key_t *keys = calloc((size_t)nodes + col_site_count() + 1, sizeof *keys);
+    for (uint32_t id = 1; id <= nodes; id++)
+        col_node_key(id, &keys[id - 1].a, &keys[id - 1].b);
+    qsort(keys, nodes, sizeof *keys, key_cmp);
+    for (uint32_t i = 1; i < nodes; i++)
+        dup_nodes += key_cmp(&keys[i - 1], &keys[i]) == 0;
+    uint32_t sites = col_site_count();
+    for (uint32_t id = 1; id <= sites; id++)
+        col_site_key(id, &keys[id - 1].a, &keys[id - 1].b);
+    qsort(keys, sites, sizeof *keys, key_cmp);
+    for (uint32_t i = 1; i < sites; i++)
+        dup_sites += key_cmp(&keys[i - 1], &keys[i]) == 0;
+    free(keys);
+    if (dup_nodes || dup_sites)
+        fail("keys made twice (nodes, sites)", dup_nodes, dup_sites);
     /* the keys past the nodes' lists went through the indexes, which grew
      * while the threads raced (from 1,024 and 256 slots) */
     uint32_t node_slots = col_node_tab.cur->mask + 1, site_slots = col_site_tab.cur->mask + 1;
