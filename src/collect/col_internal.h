@@ -454,6 +454,48 @@ typedef struct col_node_links {
 } col_node_links_t;
 extern col_node_links_t *col_node_links; /* by id; its pages written as ids are made */
 
+/* Where record id's link to the next record of its list is. */
+typedef uint32_t *col_list_next_fn(uint32_t id);
+
+/* The record of key (k1, k2) in the list from *head (key_of gives a
+ * record's key, next_of its link), or 0.  *tail gets the last record read
+ * and *len how many were read: a miss in a list of COL_NODE_CHAIN goes on
+ * in the index, a miss in a shorter one is a miss.  Acquire loads, so a
+ * lookup without the lock sees the records the links name; the writer's
+ * walk under the lock is the same. */
+UT_INLINE uint32_t col_list_find(uint32_t *head, uint64_t k1, uint32_t k2,
+                                 col_idtab_key_fn *key_of, col_list_next_fn *next_of,
+                                 uint32_t *tail, int *len)
+{
+    uint32_t id = __atomic_load_n(head, __ATOMIC_ACQUIRE), last = 0;
+    int n = 0;
+    for (; id != 0 && n < COL_NODE_CHAIN; id = __atomic_load_n(next_of(id), __ATOMIC_ACQUIRE)) {
+        uint64_t a;
+        uint32_t b;
+        key_of(id, &a, &b);
+        if (a == k1 && b == k2)
+            break;
+        last = id;
+        n++;
+    }
+    *tail = last;
+    *len = n;
+    return n < COL_NODE_CHAIN ? id : 0;
+}
+
+/* Under the list's lock: record id goes after tail (0: the list is empty,
+ * at *head), published with release. */
+UT_INLINE void col_list_append(uint32_t *head, col_list_next_fn *next_of, uint32_t tail,
+                               uint32_t id)
+{
+    __atomic_store_n(tail ? next_of(tail) : head, id, __ATOMIC_RELEASE);
+}
+
+UT_INLINE uint32_t *col_node_next_child(uint32_t id)
+{
+    return &col_node_links[id].next;
+}
+
 /* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:
  * the outermost frame of a cut stack), made if new.  COL_NODE_NONE if the
  * table is full, and for every child of COL_NODE_NONE.  The version is
@@ -465,16 +507,14 @@ UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
         return COL_NODE_NONE;
     uint32_t since = col_idtab_version(&col_node_tab);
     if (UT_LIKELY(parent != COL_NODE_TRUNC)) {
-        uint32_t c = __atomic_load_n(&col_node_links[parent].child, __ATOMIC_ACQUIRE);
-        for (int n = 1;; n++) {
-            if (c == 0)
-                return col_node_add(parent, ip, since);
-            if (col_nodes[c].ip == ip)
-                return c;
-            if (n == COL_NODE_CHAIN)
-                break;
-            c = __atomic_load_n(&col_node_links[c].next, __ATOMIC_ACQUIRE);
-        }
+        uint32_t tail;
+        int len;
+        uint32_t c = col_list_find(&col_node_links[parent].child, ip, parent, col_node_key,
+                                   col_node_next_child, &tail, &len);
+        if (c != 0)
+            return c;
+        if (len < COL_NODE_CHAIN)
+            return col_node_add(parent, ip, since);
     }
     uint32_t id = col_idtab_find(&col_node_tab, ip, parent, col_node_key);
     return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip, since);
@@ -529,6 +569,11 @@ int col_site_init(void);
 uint32_t col_site_count(void);     /* ids are 1 .. count */
 uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since);
 
+UT_INLINE uint32_t *col_site_next(uint32_t id)
+{
+    return &col_sites[id].next;
+}
+
 /* Are node's sites listed in col_node_links (else all in the index)? */
 UT_INLINE int col_site_listed(uint32_t node)
 {
@@ -541,16 +586,14 @@ UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
     uint32_t since = col_idtab_version(&col_site_tab);
     if (UT_LIKELY(col_site_listed(node))) {
-        uint32_t s = __atomic_load_n(&col_node_links[node].site, __ATOMIC_ACQUIRE);
-        for (int n = 1;; n++) {
-            if (s == 0)
-                return col_site_add(node, key, since);
-            if (col_sites[s].key == key)
-                return s;
-            if (n == COL_NODE_CHAIN)
-                break;
-            s = __atomic_load_n(&col_sites[s].next, __ATOMIC_ACQUIRE);
-        }
+        uint32_t tail;
+        int len;
+        uint32_t s = col_list_find(&col_node_links[node].site, key, node, col_site_key,
+                                   col_site_next, &tail, &len);
+        if (s != 0)
+            return s;
+        if (len < COL_NODE_CHAIN)
+            return col_site_add(node, key, since);
     }
     uint32_t id = col_idtab_find(&col_site_tab, key, node, col_site_key);
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key, since);

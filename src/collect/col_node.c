@@ -121,18 +121,12 @@ static void pages_note(uint32_t id)
 UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
 {
     col_idtab_lock(&col_node_tab);
-    int in_index = parent == COL_NODE_TRUNC;
-    uint32_t id = 0, last = 0; /* last: the list's last child */
-    if (!in_index) {
-        int n = 0;
-        uint32_t c = __atomic_load_n(&col_node_links[parent].child, __ATOMIC_RELAXED);
-        for (; c != 0 && id == 0; c = __atomic_load_n(&col_node_links[c].next, __ATOMIC_RELAXED)) {
-            if (col_nodes[c].ip == ip)
-                id = c;
-            last = c;
-            n++;
-        }
-        in_index = n == COL_NODE_CHAIN;
+    uint32_t id = 0, tail = 0; /* tail: the list's last child */
+    int in_index = 1, len;
+    if (parent != COL_NODE_TRUNC) {
+        id = col_list_find(&col_node_links[parent].child, ip, parent, col_node_key,
+                           col_node_next_child, &tail, &len);
+        in_index = len == COL_NODE_CHAIN;
     }
     if (id == 0 && in_index)
         id = col_idtab_find_locked(&col_node_tab, ip, parent, since);
@@ -159,8 +153,7 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
             if (in_index)
                 col_idtab_put_locked(&col_node_tab, ip, parent, id);
             else
-                __atomic_store_n(last ? &col_node_links[last].next : &col_node_links[parent].child,
-                                 id, __ATOMIC_RELEASE);
+                col_list_append(&col_node_links[parent].child, col_node_next_child, tail, id);
         }
     }
     col_idtab_unlock(&col_node_tab);

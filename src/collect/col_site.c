@@ -41,18 +41,12 @@ uint32_t col_site_count(void)
 UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
 {
     col_idtab_lock(&col_site_tab);
-    int in_index = !col_site_listed(node);
-    uint32_t id = 0, last = 0; /* last: the list's last site */
-    if (!in_index) {
-        int n = 0;
-        uint32_t s = __atomic_load_n(&col_node_links[node].site, __ATOMIC_RELAXED);
-        for (; s != 0 && id == 0; s = __atomic_load_n(&col_sites[s].next, __ATOMIC_RELAXED)) {
-            if (col_sites[s].key == key)
-                id = s;
-            last = s;
-            n++;
-        }
-        in_index = n == COL_NODE_CHAIN;
+    uint32_t id = 0, tail = 0; /* tail: the list's last site */
+    int in_index = 1, len;
+    if (col_site_listed(node)) {
+        id = col_list_find(&col_node_links[node].site, key, node, col_site_key, col_site_next,
+                           &tail, &len);
+        in_index = len == COL_NODE_CHAIN;
     }
     if (id == 0 && in_index)
         id = col_idtab_find_locked(&col_site_tab, key, node, since);
@@ -65,8 +59,7 @@ UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
         if (in_index)
             col_idtab_put_locked(&col_site_tab, key, node, id);
         else
-            __atomic_store_n(last ? &col_sites[last].next : &col_node_links[node].site, id,
-                             __ATOMIC_RELEASE);
+            col_list_append(&col_node_links[node].site, col_site_next, tail, id);
     }
     col_idtab_unlock(&col_site_tab);
     return id;
