@@ -35,6 +35,7 @@ static uint32_t *stack_nodes;      /* the stacks' nodes, [0] = node 0 */
 static uint32_t nstacks, cap_stacks;
 static uint8_t *stack_seen;        /* by node id: already in stack_nodes */
 static uint32_t cap_seen;
+static uint32_t seen_written;      /* stack_seen's first bytes, written */
 static uint32_t sites_done;        /* sites whose node is in stack_nodes */
 static int final_done;
 static uint64_t fork_events;       /* events at fork (child) */
@@ -59,10 +60,20 @@ static void *table_fit(void *p, uint32_t *cap, uint32_t need, size_t size)
  * memory, what is left waits for the next flush. */
 static void stacks_update(uint32_t nsites, uint32_t nnodes)
 {
+    uint32_t cap = cap_seen;
     uint8_t *seen = table_fit(stack_seen, &cap_seen, nnodes + 1, 1);
     if (!seen)
         return;
     stack_seen = seen;
+    if (cap_seen != cap)
+        seen_written = cap; /* copied into the new table */
+    /* the loop below reads seen[node] at random: write its pages first,
+     * or each read maps the zero page that the write after it replaces
+     * (a fault and a TLB shootdown per page; UT_WRITE_FIRST) */
+    if (seen_written < nnodes + 1) {
+        memset(seen + seen_written, 0, nnodes + 1 - seen_written);
+        seen_written = nnodes + 1;
+    }
     if (!nstacks) { /* stack 1, node 0 (no frames), is always written */
         uint32_t *g = table_fit(NULL, &cap_stacks, 1, sizeof *g);
         if (!g)

@@ -232,7 +232,9 @@ UT_COLD col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site)
     __atomic_store_n(&t->cnt[l], leaf, __ATOMIC_RELEASE);
     if (l + 1 > t->cnt_leaves)
         __atomic_store_n(&t->cnt_leaves, l + 1, __ATOMIC_RELEASE);
-    return &leaf[site & (COL_COUNT_LEAF - 1)];
+    col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
+    UT_WRITE_FIRST(e->peak_blocks); /* as col_thread_count_mapped */
+    return e;
 }
 
 /* ---- fork --------------------------------------------------------------- */
