@@ -483,12 +483,63 @@ UT_INLINE uint32_t col_list_find(uint32_t *head, uint64_t k1, uint32_t k2,
     return n < COL_NODE_CHAIN ? id : 0;
 }
 
-/* Under the list's lock: record id goes after tail (0: the list is empty,
- * at *head), published with release. */
-UT_INLINE void col_list_append(uint32_t *head, col_list_next_fn *next_of, uint32_t tail,
-                               uint32_t id)
+/* The id of key (k1, k2) in table x, whose owner's first COL_NODE_CHAIN
+ * keys are in the list from *head (NULL: all of the owner's keys are in
+ * the index), without the lock; 0 if absent.  *since gets the index's
+ * version, read before the list: the writer's col_listed_find_locked
+ * needs it (a key put in the index after the list was full moves it). */
+UT_INLINE uint32_t col_listed_find(const col_idtab_t *x, uint32_t *head, uint64_t k1, uint32_t k2,
+                                   col_idtab_key_fn *key_of, col_list_next_fn *next_of,
+                                   uint32_t *since)
 {
-    __atomic_store_n(tail ? next_of(tail) : head, id, __ATOMIC_RELEASE);
+    *since = col_idtab_version(x);
+    if (UT_LIKELY(head != NULL)) {
+        uint32_t tail;
+        int len;
+        uint32_t id = col_list_find(head, k1, k2, key_of, next_of, &tail, &len);
+        if (id != 0 || len < COL_NODE_CHAIN)
+            return id;
+    }
+    return col_idtab_find(x, k1, k2, key_of);
+}
+
+/* Where a key that is not in its table goes: after tail in the owner's
+ * list at *head (0: the list is empty), or, with in_index, the index. */
+typedef struct col_listed_at {
+    uint32_t *head;
+    uint32_t tail;
+    int in_index;
+} col_listed_at_t;
+
+/* Under x's lock, for a writer whose col_listed_find missed after reading
+ * the version `since`: the id another thread put meanwhile, else 0, and
+ * *at tells where the new key goes (the index needs
+ * col_idtab_reserve_locked first). */
+UT_INLINE uint32_t col_listed_find_locked(col_idtab_t *x, uint32_t *head, uint64_t k1, uint32_t k2,
+                                          col_idtab_key_fn *key_of, col_list_next_fn *next_of,
+                                          uint32_t since, col_listed_at_t *at)
+{
+    uint32_t id = 0;
+    *at = (col_listed_at_t){head, 0, 1};
+    if (head != NULL) {
+        int len;
+        id = col_list_find(head, k1, k2, key_of, next_of, &at->tail, &len);
+        at->in_index = len == COL_NODE_CHAIN;
+    }
+    if (id == 0 && at->in_index)
+        id = col_idtab_find_locked(x, k1, k2, since);
+    return id;
+}
+
+/* Under x's lock: record id, made for key (k1, k2), goes where *at says;
+ * a list link is published with release, as col_idtab_put_locked's slot. */
+UT_INLINE void col_listed_put_locked(col_idtab_t *x, const col_listed_at_t *at, uint64_t k1,
+                                     uint32_t k2, col_list_next_fn *next_of, uint32_t id)
+{
+    if (at->in_index)
+        col_idtab_put_locked(x, k1, k2, id);
+    else
+        __atomic_store_n(at->tail ? next_of(at->tail) : at->head, id, __ATOMIC_RELEASE);
 }
 
 UT_INLINE uint32_t *col_node_next_child(uint32_t id)
@@ -498,25 +549,16 @@ UT_INLINE uint32_t *col_node_next_child(uint32_t id)
 
 /* The node of return address ip under parent (0: the root; COL_NODE_TRUNC:
  * the outermost frame of a cut stack), made if new.  COL_NODE_NONE if the
- * table is full, and for every child of COL_NODE_NONE.  The version is
- * read before the list: a child put in the index after the list was full
- * moves it (col_node_add). */
+ * table is full, and for every child of COL_NODE_NONE.  COL_NODE_TRUNC's
+ * children are all in the index. */
 UT_INLINE uint32_t col_node_child(uint32_t parent, uintptr_t ip)
 {
     if (UT_UNLIKELY(parent == COL_NODE_NONE))
         return COL_NODE_NONE;
-    uint32_t since = col_idtab_version(&col_node_tab);
-    if (UT_LIKELY(parent != COL_NODE_TRUNC)) {
-        uint32_t tail;
-        int len;
-        uint32_t c = col_list_find(&col_node_links[parent].child, ip, parent, col_node_key,
-                                   col_node_next_child, &tail, &len);
-        if (c != 0)
-            return c;
-        if (len < COL_NODE_CHAIN)
-            return col_node_add(parent, ip, since);
-    }
-    uint32_t id = col_idtab_find(&col_node_tab, ip, parent, col_node_key);
+    uint32_t since;
+    uint32_t *head = UT_LIKELY(parent != COL_NODE_TRUNC) ? &col_node_links[parent].child : NULL;
+    uint32_t id = col_listed_find(&col_node_tab, head, ip, parent, col_node_key,
+                                  col_node_next_child, &since);
     return UT_LIKELY(id != 0) ? id : col_node_add(parent, ip, since);
 }
 
@@ -584,18 +626,10 @@ UT_INLINE int col_site_listed(uint32_t node)
  * node's list first (col_node_links), as col_node_child does. */
 UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
 {
-    uint32_t since = col_idtab_version(&col_site_tab);
-    if (UT_LIKELY(col_site_listed(node))) {
-        uint32_t tail;
-        int len;
-        uint32_t s = col_list_find(&col_node_links[node].site, key, node, col_site_key,
-                                   col_site_next, &tail, &len);
-        if (s != 0)
-            return s;
-        if (len < COL_NODE_CHAIN)
-            return col_site_add(node, key, since);
-    }
-    uint32_t id = col_idtab_find(&col_site_tab, key, node, col_site_key);
+    uint32_t since;
+    uint32_t *head = UT_LIKELY(col_site_listed(node)) ? &col_node_links[node].site : NULL;
+    uint32_t id = col_listed_find(&col_site_tab, head, key, node, col_site_key, col_site_next,
+                                  &since);
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key, since);
 }
 /* Are the bytes of a block of `size` from `site` counted (the counters'

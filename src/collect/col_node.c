@@ -121,18 +121,13 @@ static void pages_note(uint32_t id)
 UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
 {
     col_idtab_lock(&col_node_tab);
-    uint32_t id = 0, tail = 0; /* tail: the list's last child */
-    int in_index = 1, len;
-    if (parent != COL_NODE_TRUNC) {
-        id = col_list_find(&col_node_links[parent].child, ip, parent, col_node_key,
-                           col_node_next_child, &tail, &len);
-        in_index = len == COL_NODE_CHAIN;
-    }
-    if (id == 0 && in_index)
-        id = col_idtab_find_locked(&col_node_tab, ip, parent, since);
+    col_listed_at_t at;
+    uint32_t *head = parent != COL_NODE_TRUNC ? &col_node_links[parent].child : NULL;
+    uint32_t id = col_listed_find_locked(&col_node_tab, head, ip, parent, col_node_key,
+                                         col_node_next_child, since, &at);
     if (id == 0) {
         if (col_node_tab.last + 1 >= limit ||
-            (in_index && col_idtab_reserve_locked(&col_node_tab) != 0)) {
+            (at.in_index && col_idtab_reserve_locked(&col_node_tab) != 0)) {
             id = COL_NODE_NONE;
         } else {
             id = col_node_tab.last + 1;
@@ -150,10 +145,7 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
             epoch_note(id, col_modules_epoch());
             pages_note(id);
             __atomic_store_n(&col_node_tab.last, id, __ATOMIC_RELEASE);
-            if (in_index)
-                col_idtab_put_locked(&col_node_tab, ip, parent, id);
-            else
-                col_list_append(&col_node_links[parent].child, col_node_next_child, tail, id);
+            col_listed_put_locked(&col_node_tab, &at, ip, parent, col_node_next_child, id);
         }
     }
     col_idtab_unlock(&col_node_tab);

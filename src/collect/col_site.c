@@ -41,25 +41,17 @@ uint32_t col_site_count(void)
 UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
 {
     col_idtab_lock(&col_site_tab);
-    uint32_t id = 0, tail = 0; /* tail: the list's last site */
-    int in_index = 1, len;
-    if (col_site_listed(node)) {
-        id = col_list_find(&col_node_links[node].site, key, node, col_site_key, col_site_next,
-                           &tail, &len);
-        in_index = len == COL_NODE_CHAIN;
-    }
-    if (id == 0 && in_index)
-        id = col_idtab_find_locked(&col_site_tab, key, node, since);
+    col_listed_at_t at;
+    uint32_t *head = col_site_listed(node) ? &col_node_links[node].site : NULL;
+    uint32_t id = col_listed_find_locked(&col_site_tab, head, key, node, col_site_key,
+                                         col_site_next, since, &at);
     if (id == 0 && col_site_tab.last + 1 < limit &&
-        (!in_index || col_idtab_reserve_locked(&col_site_tab) == 0)) {
+        (!at.in_index || col_idtab_reserve_locked(&col_site_tab) == 0)) {
         id = col_site_tab.last + 1;
         col_sites[id].key = key;
         col_sites[id].node = node;
         __atomic_store_n(&col_site_tab.last, id, __ATOMIC_RELEASE);
-        if (in_index)
-            col_idtab_put_locked(&col_site_tab, key, node, id);
-        else
-            col_list_append(&col_node_links[node].site, col_site_next, tail, id);
+        col_listed_put_locked(&col_site_tab, &at, key, node, col_site_next, id);
     }
     col_idtab_unlock(&col_site_tab);
     return id;
