@@ -15,8 +15,12 @@
       floor libraries (bench/floor/floor.c) and check the allocations,
       frees, sites and heap balance they report; run bench/floor/run and
       check its CSV and tables.
+  smoke_test.py replace BUILD         run bench/replace's programs (every
+      padding) and check their result lines, usage errors, the exact
+      allocations, frees and bytes heapscope records of one, and
+      bench/replace/run's table and CSV.
 No timing is asserted: this machine is small and shared."""
-import csv, math, os, re, subprocess, sys, tempfile
+import csv, json, math, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -198,6 +202,65 @@ def check_floor(build):
             fail(f"bench/floor/run --workloads nosuch: exit {r.returncode}, {r.stderr!r}")
 
 
+def check_replace(build):
+    n, rounds = 3000, 2
+    ops = 1 + n + rounds * n  # the slot array, the blocks, the replacements
+    progs = {pad: os.path.join(build, "bench", "replace", f"replace-pad{pad}")
+             for pad in (0, 48, 100, 148, 200)}
+    for pad, prog in progs.items():
+        r = subprocess.run([prog, "-n", str(n), "-r", str(rounds)], capture_output=True, text=True,
+                           timeout=60)
+        want = rf"replace pad={pad} blocks={n} rounds={rounds} ops={ops} ns_per_replace=\d+\.\d\n"
+        if r.returncode != 0 or not re.fullmatch(want, r.stdout):
+            fail(f"replace-pad{pad}: exit {r.returncode}, printed {r.stdout!r}")
+    for bad in (["-n", "0"], ["-r", "x"], ["-q"], ["-n"]):
+        r = subprocess.run([progs[0]] + bad, capture_output=True, text=True, timeout=10)
+        if r.returncode != 2 or "usage:" not in r.stderr or r.stdout:
+            fail(f"replace {' '.join(bad)}: exit {r.returncode}, stderr {r.stderr!r}")
+    # heapscope records every allocation and free of it, and their bytes:
+    # blocks of 16 + (i % 7) * 16 bytes, the same sizes in every round,
+    # plus stdout's buffer (allocated by printf, never freed)
+    sizes = sum(16 + (i % 7) * 16 for i in range(n))
+    with tempfile.TemporaryDirectory() as d:
+        hsp = os.path.join(d, "r.hsp")
+        env = dict(os.environ, LD_PRELOAD=os.path.join(build, "lib", "libheapscope.so"),
+                   HEAPSCOPE_OUTPUT=hsp, HEAPSCOPE_QUIET="1")
+        r = subprocess.run([progs[0], "-n", str(n), "-r", str(rounds)], env=env, capture_output=True,
+                           text=True, timeout=60)
+        if r.returncode != 0:
+            fail(f"replace under heapscope: exit {r.returncode}, {r.stderr!r}")
+        rep = subprocess.run([os.path.join(build, "bin", "heapscope"), "report", "--json", hsp],
+                             capture_output=True, text=True, timeout=60)
+        summary = json.loads(rep.stdout)["summary"] if rep.returncode == 0 else {}
+        got = {k: summary.get(k) for k in ("allocations", "frees", "bytes_allocated", "bytes_freed",
+                                          "unknown_frees", "lost_allocations")}
+        stdio = summary.get("leaked_bytes", 0)
+        want = {"allocations": ops + 1, "frees": ops, "bytes_allocated": 8 * n + (rounds + 1) * sizes + stdio,
+                "bytes_freed": 8 * n + (rounds + 1) * sizes, "unknown_frees": 0, "lost_allocations": 0}
+        if got != want or not 1024 <= stdio <= 65536:
+            fail(f"replace under heapscope: {got}, leaked {stdio}, want {want}")
+        out_csv = os.path.join(d, "r.csv")
+        run = os.path.join(HERE, "..", "replace", "run")
+        r = subprocess.run([run, "--build-dir", build, "--modes", "base,pad48,stack,fp", "--repeat", "2",
+                            "--blocks", "2000", "--rounds", "1", "--csv", out_csv],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            fail(f"bench/replace/run exited {r.returncode}: {r.stdout}{r.stderr}")
+        with open(out_csv) as f:
+            recs = list(csv.DictReader(f))
+        if [x["mode"] for x in recs] != ["base", "pad48", "stack", "fp"] or \
+                any(x["runs"] != "2" or not float(x["ns_median"]) > 0 for x in recs) or \
+                recs[0]["ratio"] != "1.000":
+            fail(f"bench/replace/run CSV {recs}")
+        for m in ("base", "pad48", "stack", "fp"):
+            if not re.search(rf"^{m} +\d+\.\d +\d+\.\d +\d+\.\d\dx$", r.stdout, re.M):
+                fail(f"bench/replace/run table has no {m} row: {r.stdout}")
+        r = subprocess.run([run, "--build-dir", build, "--modes", "nosuch"], capture_output=True,
+                           text=True, timeout=30)
+        if r.returncode == 0 or "nosuch" not in r.stderr:
+            fail(f"bench/replace/run --modes nosuch: exit {r.returncode}, {r.stderr!r}")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
         check_workload(sys.argv[2], sys.argv[3])
@@ -207,8 +270,11 @@ def main():
         check_overhead(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "floor":
         check_floor(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "replace":
+        check_replace(sys.argv[2])
     else:
-        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | overhead BUILD | floor BUILD")
+        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | overhead BUILD | floor BUILD"
+             " | replace BUILD")
     print("ok")
 
 
