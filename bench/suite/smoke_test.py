@@ -43,6 +43,13 @@ def fail(msg):
     sys.exit(1)
 
 
+def check_rejected(cmd, word):
+    """cmd, given a bad argument `word`, must exit non-zero naming it."""
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if r.returncode == 0 or word not in r.stderr:
+        fail(f"{' '.join(cmd)}: exit {r.returncode}, {r.stderr!r}")
+
+
 def check_workload(build, name):
     prog = os.path.join(build, "bench", "wl-" + name)
     for p in (1, 2):
@@ -96,10 +103,7 @@ def check_runner(build):
         if "list" not in r.stdout or "slowdown" not in r.stdout:
             fail(f"table missing: {r.stdout}")
         # bad input: clear error and non-zero exit
-        r = subprocess.run([run, "--build-dir", build, "--workloads", "nosuch"], capture_output=True,
-                           text=True, timeout=30)
-        if r.returncode == 0 or "nosuch" not in r.stderr:
-            fail(f"bench/run --workloads nosuch: exit {r.returncode}, {r.stderr!r}")
+        check_rejected([run, "--build-dir", build, "--workloads", "nosuch"], "nosuch")
 
 
 def check_overhead(build):
@@ -122,11 +126,8 @@ def check_overhead(build):
         table = r.stdout[r.stdout.find("this build"):]
         if not re.search(r"^fp +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d%$", table, re.M):
             fail(f"bench/overhead: no change table for fp: {r.stdout}")
-        r = subprocess.run([overhead, "--build", build, "--against", os.path.join(d, "nosuch"),
-                            "--repeat", "1", "--modes", "base,fp", "--"] + prog,
-                           capture_output=True, text=True, timeout=30)
-        if r.returncode == 0 or "nosuch" not in r.stderr:
-            fail(f"bench/overhead --against nosuch: exit {r.returncode}, {r.stderr!r}")
+        check_rejected([overhead, "--build", build, "--against", os.path.join(d, "nosuch"),
+                        "--repeat", "1", "--modes", "base,fp", "--"] + prog, "nosuch")
 
 
 def floor_report(build, level, prog, threads=None):
@@ -196,10 +197,7 @@ def check_floor(build):
             fail(f"bench/floor/run CSV {recs}")
         if not re.search(r"^threadtest +1 +\d+\.\d+ +(\d+\.\d\dx +){3}", r.stdout, re.M):
             fail(f"bench/floor/run table: {r.stdout}")
-        r = subprocess.run([run, "--build-dir", build, "--workloads", "nosuch"], capture_output=True,
-                           text=True, timeout=30)
-        if r.returncode == 0 or "nosuch" not in r.stderr:
-            fail(f"bench/floor/run --workloads nosuch: exit {r.returncode}, {r.stderr!r}")
+        check_rejected([run, "--build-dir", build, "--workloads", "nosuch"], "nosuch")
 
 
 def check_replace(build):
@@ -255,10 +253,7 @@ def check_replace(build):
         for m in ("base", "pad48", "stack", "fp"):
             if not re.search(rf"^{m} +\d+\.\d +\d+\.\d +\d+\.\d\dx$", r.stdout, re.M):
                 fail(f"bench/replace/run table has no {m} row: {r.stdout}")
-        r = subprocess.run([run, "--build-dir", build, "--modes", "nosuch"], capture_output=True,
-                           text=True, timeout=30)
-        if r.returncode == 0 or "nosuch" not in r.stderr:
-            fail(f"bench/replace/run --modes nosuch: exit {r.returncode}, {r.stderr!r}")
+        check_rejected([run, "--build-dir", build, "--modes", "nosuch"], "nosuch")
 
 
 def main():
