@@ -771,9 +771,9 @@ void col_unwind_verify_cache(uint32_t cached, uint32_t node);
  * reference walk. */
 void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node);
 uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* libunwind mode, verification */
+uint64_t col_unwind_fp_foreign_walks(void); /* walks of stacks not the thread's own */
 /* The plain frame-pointer walk (no memo), innermost first: the reference
  * of HEAPSCOPE_UNWIND_VERIFY for fp. */
-uint64_t col_unwind_fp_foreign_walks(void); /* walks of stacks not the thread's own */
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,
                         unsigned *flags);
 
