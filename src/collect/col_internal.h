@@ -531,11 +531,25 @@ UT_INLINE uint32_t col_listed_find_locked(col_idtab_t *x, uint32_t *head, uint64
     return id;
 }
 
-/* Under x's lock: record id, made for key (k1, k2), goes where *at says;
- * a list link is published with release, as col_idtab_put_locked's slot. */
+/* Under x's lock, for a key going where *at says: the id its record gets
+ * (the owner's last + 1), below `limit`, with room reserved in the index
+ * if it goes there; 0 if there is none. */
+UT_INLINE uint32_t col_listed_new_id_locked(col_idtab_t *x, const col_listed_at_t *at,
+                                            uint32_t limit)
+{
+    uint32_t id = x->last + 1;
+    if (id >= limit || (at->in_index && col_idtab_reserve_locked(x) != 0))
+        return 0;
+    return id;
+}
+
+/* Under x's lock: record id (col_listed_new_id_locked), made for key (k1,
+ * k2), is out: the owner's last id and then the key go where *at says;
+ * both published with release, as col_idtab_put_locked's slot. */
 UT_INLINE void col_listed_put_locked(col_idtab_t *x, const col_listed_at_t *at, uint64_t k1,
                                      uint32_t k2, col_list_next_fn *next_of, uint32_t id)
 {
+    __atomic_store_n(&x->last, id, __ATOMIC_RELEASE);
     if (at->in_index)
         col_idtab_put_locked(x, k1, k2, id);
     else

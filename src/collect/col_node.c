@@ -126,11 +126,9 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
     uint32_t id = col_listed_find_locked(&col_node_tab, head, ip, parent, col_node_key,
                                          col_node_next_child, since, &at);
     if (id == 0) {
-        if (col_node_tab.last + 1 >= limit ||
-            (at.in_index && col_idtab_reserve_locked(&col_node_tab) != 0)) {
+        if ((id = col_listed_new_id_locked(&col_node_tab, &at, limit)) == 0) {
             id = COL_NODE_NONE;
         } else {
-            id = col_node_tab.last + 1;
             col_node_t *n = &col_nodes[id];
             n->ip = ip;
             if (parent == COL_NODE_TRUNC) {
@@ -144,7 +142,6 @@ UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
             }
             epoch_note(id, col_modules_epoch());
             pages_note(id);
-            __atomic_store_n(&col_node_tab.last, id, __ATOMIC_RELEASE);
             col_listed_put_locked(&col_node_tab, &at, ip, parent, col_node_next_child, id);
         }
     }

@@ -45,12 +45,9 @@ UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
     uint32_t *head = col_site_listed(node) ? &col_node_links[node].site : NULL;
     uint32_t id = col_listed_find_locked(&col_site_tab, head, key, node, col_site_key,
                                          col_site_next, since, &at);
-    if (id == 0 && col_site_tab.last + 1 < limit &&
-        (!at.in_index || col_idtab_reserve_locked(&col_site_tab) == 0)) {
-        id = col_site_tab.last + 1;
+    if (id == 0 && (id = col_listed_new_id_locked(&col_site_tab, &at, limit)) != 0) {
         col_sites[id].key = key;
         col_sites[id].node = node;
-        __atomic_store_n(&col_site_tab.last, id, __ATOMIC_RELEASE);
         col_listed_put_locked(&col_site_tab, &at, key, node, col_site_next, id);
     }
     col_idtab_unlock(&col_site_tab);
