@@ -193,6 +193,22 @@ static int key_cmp(const void *x, const void *y)
     return p->b < q->b ? -1 : p->b > q->b;
 }
 
+/* How many of records 1..n have the key of another (key_of gives it). */
+static int dup_keys(uint32_t n, col_idtab_key_fn *key_of)
+{
+    rec_key_t *keys = calloc((size_t)n + 1, sizeof *keys);
+    if (keys == NULL)
+        return -1;
+    for (uint32_t id = 1; id <= n; id++)
+        key_of(id, &keys[id - 1].a, &keys[id - 1].b);
+    qsort(keys, n, sizeof *keys, key_cmp);
+    int dups = 0;
+    for (uint32_t i = 1; i < n; i++)
+        dups += key_cmp(&keys[i - 1], &keys[i]) == 0;
+    free(keys);
+    return dups;
+}
+
 int main(void)
 {
     if (col_node_init() != 0 || col_site_init() != 0 || col_shadow_init() != 0) {
@@ -236,20 +252,8 @@ int main(void)
     free(owner);
     /* no two records of either table have the same key, whichever stacks
      * were drawn: the lists and the indexes together made each key once */
-    int dup_nodes = 0, dup_sites = 0;
-    rec_key_t *keys = calloc((size_t)nodes + col_site_count() + 1, sizeof *keys);
-    for (uint32_t id = 1; id <= nodes; id++)
-        col_node_key(id, &keys[id - 1].a, &keys[id - 1].b);
-    qsort(keys, nodes, sizeof *keys, key_cmp);
-    for (uint32_t i = 1; i < nodes; i++)
-        dup_nodes += key_cmp(&keys[i - 1], &keys[i]) == 0;
-    uint32_t sites = col_site_count();
-    for (uint32_t id = 1; id <= sites; id++)
-        col_site_key(id, &keys[id - 1].a, &keys[id - 1].b);
-    qsort(keys, sites, sizeof *keys, key_cmp);
-    for (uint32_t i = 1; i < sites; i++)
-        dup_sites += key_cmp(&keys[i - 1], &keys[i]) == 0;
-    free(keys);
+    int dup_nodes = dup_keys(nodes, col_node_key);
+    int dup_sites = dup_keys(col_site_count(), col_site_key);
     if (dup_nodes || dup_sites)
         fail("keys made twice (nodes, sites)", dup_nodes, dup_sites);
     /* the keys past the nodes' lists went through the indexes, which grew
