@@ -1,7 +1,8 @@
 """benchopts.py - what the benchmark scripts (bench/run, bench/overhead,
-bench/floor/run) share besides timing a run (measure.py): their
-comma-separated list options, and how a script runs heapscope preloaded
-directly, without `heapscope run`."""
+bench/floor/run, bench/replace/run) share besides timing a run
+(measure.py): their comma-separated list options, the order of the modes
+in a repetition, and how a script runs heapscope preloaded directly,
+without `heapscope run`."""
 import argparse
 import os
 
@@ -28,6 +29,14 @@ def positive_ints(s):
     if any(x < 1 for x in out):
         raise argparse.ArgumentTypeError(f"thread counts must be >= 1: {s}")
     return out
+
+
+def rotated(modes, rep):
+    """The modes in the order of repetition `rep` (from 0): the order
+    rotates by one each time, so that no mode always runs first, or right
+    after the same other one."""
+    k = rep % len(modes)
+    return modes[k:] + modes[:k]
 
 
 def preload_lib(build, mode):

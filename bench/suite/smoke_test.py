@@ -50,6 +50,16 @@ def check_rejected(cmd, word):
         fail(f"{' '.join(cmd)}: exit {r.returncode}, {r.stderr!r}")
 
 
+def check_usage(prog, bad_args):
+    """prog, given each of bad_args, must print a usage line on stderr,
+    nothing on stdout, and exit with status 2."""
+    for bad in bad_args:
+        r = subprocess.run([prog] + bad, capture_output=True, text=True, timeout=10)
+        if r.returncode != 2 or "usage:" not in r.stderr or r.stdout:
+            fail(f"{os.path.basename(prog)} {' '.join(bad)}: exit {r.returncode}, "
+                 f"stderr {r.stderr!r}, stdout {r.stdout!r}")
+
+
 def check_workload(build, name):
     prog = os.path.join(build, "bench", "wl-" + name)
     for p in (1, 2):
@@ -63,10 +73,7 @@ def check_workload(build, name):
         if int(m.group(1)) != p or int(m.group(2)) != want:
             fail(f"wl-{name} -t {p}: threads={m.group(1)} ops={m.group(2)}, want threads={p} ops={want}")
         print(r.stdout.strip())
-    for bad in (["-t", "0"], ["-s", "x"], ["-q"], ["-t"]):
-        r = subprocess.run([prog] + bad, capture_output=True, text=True, timeout=10)
-        if r.returncode != 2 or "usage:" not in r.stderr or r.stdout:
-            fail(f"wl-{name} {' '.join(bad)}: exit {r.returncode}, stderr {r.stderr!r}, stdout {r.stdout!r}")
+    check_usage(prog, (["-t", "0"], ["-s", "x"], ["-q"], ["-t"]))
 
 
 def check_runner(build):
@@ -211,10 +218,7 @@ def check_replace(build):
         want = rf"replace pad={pad} blocks={n} rounds={rounds} ops={ops} ns_per_replace=\d+\.\d\n"
         if r.returncode != 0 or not re.fullmatch(want, r.stdout):
             fail(f"replace-pad{pad}: exit {r.returncode}, printed {r.stdout!r}")
-    for bad in (["-n", "0"], ["-r", "x"], ["-q"], ["-n"]):
-        r = subprocess.run([progs[0]] + bad, capture_output=True, text=True, timeout=10)
-        if r.returncode != 2 or "usage:" not in r.stderr or r.stdout:
-            fail(f"replace {' '.join(bad)}: exit {r.returncode}, stderr {r.stderr!r}")
+    check_usage(progs[0], (["-n", "0"], ["-r", "x"], ["-q"], ["-n"]))
     # heapscope records every allocation and free of it, and their bytes:
     # blocks of 16 + (i % 7) * 16 bytes, the same sizes in every round,
     # plus stdout's buffer (allocated by printf, never freed)
