@@ -87,6 +87,8 @@ static int resolve_all(void)
     *(void **)&r->execvpe = resolve("execvpe", 0);
     *(void **)&r->fexecve = resolve("fexecve", 0);
     *(void **)&r->exit_ = resolve("_exit", 1);
+    *(void **)&r->prctl = resolve("prctl", 0);
+    *(void **)&r->syscall = resolve("syscall", 0);
     return r->malloc && r->free && r->calloc && r->realloc && r->posix_memalign &&
                    r->malloc_usable_size && r->exit_
                ? 0
@@ -185,6 +187,7 @@ static void boot_once(void)
     if (col_config.root_pid && col_config.root_pid != col_proc.pid)
         col_proc.flags |= PF_INFO_EXECED;
     identify_allocator();
+    col_seccomp_init();
     if (col_node_init() < 0 || col_site_init() < 0 || col_shadow_init() < 0 || col_thread_init() < 0 ||
         col_unwind_init() < 0) {
         col_log("heapscope: cannot reserve memory for the collector; profiling disabled\n");

@@ -1,5 +1,7 @@
-/* col_hooks.c - the interposed malloc family: the only symbols besides
- * heapscope_* that libheapscope.so exports.
+/* col_hooks.c - the interposed malloc family.  libheapscope.so exports
+ * these, operator new and delete (col_hooks_cxx.c), dlopen, dlclose and
+ * the exec family (col_hooks_proc.c), prctl and syscall (col_seccomp.c),
+ * and heapscope_* (tests/check_exports.sh checks the list).
  *
  * Each hook: take the fast path when the collector is ready and this thread
  * is not inside heapscope itself, call the real function, record, return.

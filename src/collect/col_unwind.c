@@ -150,6 +150,13 @@ void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node)
 /* Add the unwinder's statistics to the profile's messages (at exit). */
 void col_unwind_report(void)
 {
+    uint64_t cuts = col_unwind_fp_seccomp_cuts();
+    if (cuts)
+        col_message_add("%lu frame-pointer walks of a stack not the thread's own (a coroutine's, "
+                        "an alternate signal stack) stopped where reading further needs "
+                        "process_vm_readv(2), which this process's seccomp filter may forbid: "
+                        "those stacks may lack outer frames",
+                        (unsigned long)cuts);
     if (col_config.verify_unwind)
         col_message_add("cache of recent stacks verified against the unwinder: %lu stacks, "
                         "%lu differed",

@@ -29,11 +29,16 @@
 #include "collect/col_memo.h"
 
 _Thread_local col_fp_memo_t *col_fp_memo __attribute__((tls_model("initial-exec")));
-static uint64_t foreign_walks;
+static uint64_t foreign_walks, seccomp_cuts;
 
 uint64_t col_unwind_fp_foreign_walks(void)
 {
     return __atomic_load_n(&foreign_walks, __ATOMIC_RELAXED);
+}
+
+uint64_t col_unwind_fp_seccomp_cuts(void)
+{
+    return __atomic_load_n(&seccomp_cuts, __ATOMIC_RELAXED);
 }
 
 /* The memo's header and arrays, for n visits, in one mapping (or, with
@@ -353,7 +358,8 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
  * foreign one (col_fp_foreign), where a frame pointer may lead anywhere,
  * through process_vm_readv(2), which fails where nothing readable is
  * mapped, unless they lie on *page, the page such a read found readable
- * last in this walk; 0 if they cannot be read.  errno is kept. */
+ * last in this walk; 0 if they cannot be read, or if a seccomp filter
+ * may forbid the call (col_seccomp.c; counted).  errno is kept. */
 static int frame_words(uintptr_t fp, int foreign, uintptr_t *page, uintptr_t w[2])
 {
     uintptr_t p = fp & ~(uintptr_t)4095, last = (fp + 15) & ~(uintptr_t)4095;
@@ -361,6 +367,10 @@ static int frame_words(uintptr_t fp, int foreign, uintptr_t *page, uintptr_t w[2
         w[0] = ((const uintptr_t *)fp)[0];
         w[1] = ((const uintptr_t *)fp)[1];
         return 1;
+    }
+    if (__atomic_load_n(&col_seccomp, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&seccomp_cuts, 1, __ATOMIC_RELAXED);
+        return 0;
     }
     int saved = errno;
     struct iovec local = {.iov_base = w, .iov_len = 2 * sizeof *w};

@@ -10,6 +10,12 @@ namespace where /proc is unmounted), whose main-thread stack bounds glibc
 cannot read there and the collector takes from the loader's
 __libc_stack_end instead.
 
+Under a seccomp filter that kills the process at process_vm_readv(2)
+(hs_coroutine prctl|syscall installs one each way), the walks of the
+coroutine's stack must not make that call: the program ends normally, the
+counts are exact, and the profile says how many walks stopped short
+(without the check, the kernel kills it with SIGSYS).
+
 Valgrind 3.19 memcheck on hs_coroutine: total heap usage 201 allocs, 201
 frees, 6,456 bytes allocated.
 """
@@ -21,6 +27,19 @@ import hstest
 
 FOREIGN = re.compile(r"(\d+) stacks, (\d+) differed; \d+ were the guessed next stack; "
                      r"(\d+) walked on a stack not the thread's own")
+
+
+SECCOMP_CUTS = re.compile(r"(\d+) frame-pointer walks of a stack not the thread's own .* "
+                          r"stopped where reading further needs process_vm_readv")
+
+
+def seccomp_cuts(p):
+    """The walks the collector stopped for a seccomp filter, or None."""
+    for w in p.summary["warnings"]:
+        m = SECCOMP_CUTS.search(w)
+        if m:
+            return int(m.group(1))
+    return None
 
 
 def verify_counts(p):
@@ -52,6 +71,39 @@ def main(t):
                main_st and p.describe(main_st[0]))
     check_verified(t)
     check_no_proc(t)
+    check_seccomp(t)
+
+
+def check_seccomp(t):
+    """A filter that kills at process_vm_readv, installed by prctl and by
+    syscall(SYS_seccomp): fp mode stops its coroutine walks short instead
+    of making the call; dwarf mode is checked to survive it too."""
+    for how in ("prctl", "syscall"):
+        for mode in ("fp", "dwarf"):
+            what = "seccomp by %s, %s" % (how, mode)
+            r = t.run("hs_coroutine", args=[how], out="coroutine-seccomp-%s-%s.hsp" % (how, mode),
+                      opts=["--unwind", mode], expect_rc=None)
+            t.eq(what + ": exit status (159: killed by SIGSYS)", 0, r.rc)
+            t.eq(what + ": program stdout", b"coroutine done\n", r.stdout)
+            p = t.report(r.out)
+            t.check_summary(p, allocations=201, frees=201, bytes_allocated=6456,
+                            bytes_freed=6456, leaked_bytes=0, unknown_frees=0,
+                            lost_allocations=0, final=True)
+            site = p.stacks_with("coro_site")
+            t.eq(what + ": coro_site's allocations", [100], [int(s["allocations"]) for s in site])
+            t.true(what + ": coro_site is called by coro_body",
+                   bool(site) and p.frame_of(site[0], "coro_body") is not None,
+                   site and p.describe(site[0]))
+            main_st = p.stacks_with("main_site")
+            t.true(what + ": main_site is called by main (the thread's own stack)",
+                   bool(main_st) and p.frame_of(main_st[0], "main") is not None,
+                   main_st and p.describe(main_st[0]))
+            cuts = seccomp_cuts(p)
+            if mode == "fp":
+                t.true(what + ": walks stopped for the filter, 1..200 (%s)" % cuts,
+                       cuts is not None and 1 <= cuts <= 200)
+            else:
+                t.eq(what + ": no fp walk stopped", None, cuts)
 
 
 def check_verified(t):

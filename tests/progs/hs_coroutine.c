@@ -12,12 +12,26 @@
  * frees it; 100 times.  Back on the thread's stack, main_site allocates
  * and frees 56 bytes.
  *
- * Allocations: 201, 201 frees, 6,456 bytes (100 x 24 + 100 x 40 + 56). */
+ * Allocations: 201, 201 frees, 6,456 bytes (100 x 24 + 100 x 40 + 56).
+ *
+ * With an argument, `prctl` or `syscall`, the program first installs a
+ * seccomp filter that kills the process at any process_vm_readv(2) (as
+ * systemd's SystemCallFilter= does to the @debug set), through
+ * prctl(PR_SET_SECCOMP) or syscall(SYS_seccomp), as libseccomp may.  The
+ * program itself never makes that call. */
 #define _GNU_SOURCE
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "hsprog.h"
 
@@ -70,8 +84,35 @@ HS_SITE void main_site(void)
     free(p);
 }
 
-int main(void)
+/* Kill the process at process_vm_readv, allow everything else; through
+ * prctl or the seccomp system call.  0 on success. */
+static int forbid_process_vm_readv(const char *how)
 {
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof code / sizeof code[0], .filter = code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    if (!strcmp(how, "prctl"))
+        return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0 ? 0 : -1;
+    if (!strcmp(how, "syscall"))
+        return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ? 0 : -1;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && forbid_process_vm_readv(argv[1]) != 0) {
+        hs_puts(2, "hs_coroutine: cannot install the seccomp filter\n");
+        return 3;
+    }
     char *map = mmap(NULL, 2 * STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED || mprotect(map + STACK, STACK, PROT_NONE) != 0)
         return 2;
