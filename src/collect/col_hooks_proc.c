@@ -183,8 +183,8 @@ UT_EXPORT void _exit(int status)
     }
     if (col_real.exit_)
         col_real.exit_(status);
-    syscall(SYS_exit_group, status);
-    __builtin_unreachable();
+    for (;;) /* not through syscall(), which is ours too (col_seccomp.c) */
+        __asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(status) : "rcx", "r11", "memory");
 }
 
 UT_EXPORT void _Exit(int status)

@@ -134,9 +134,11 @@ typedef struct col_process {
 extern col_process_t col_proc;
 
 /* A seccomp filter is, or may be, installed: nothing may call
- * process_vm_readv (col_seccomp.c). */
+ * process_vm_readv; col_seccomp_read copies memory that may be unmapped
+ * (col_seccomp.c). */
 extern int col_seccomp;
 void col_seccomp_init(void);
+int col_seccomp_read(const void *at, void *out, size_t n);
 
 /* Is ip in heapscope's own code (a frame the unwinders skip)? */
 UT_INLINE int col_is_self(uintptr_t ip)
@@ -793,7 +795,7 @@ void col_unwind_verify_cache(uint32_t cached, uint32_t node);
 void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node);
 uint32_t col_unwind_any(col_thread_t *t, const void *frame, uint32_t guess); /* libunwind mode, verification */
 uint64_t col_unwind_fp_foreign_walks(void); /* walks of stacks not the thread's own */
-uint64_t col_unwind_fp_seccomp_cuts(void);  /* of them, stopped for col_seccomp */
+uint64_t col_unwind_fp_seccomp_cuts(void);  /* of them, stopped: no pipe for col_seccomp_read */
 /* The plain frame-pointer walk (no memo), innermost first: the reference
  * of HEAPSCOPE_UNWIND_VERIFY for fp. */
 int col_unwind_fp_plain(const col_thread_t *t, const void *frame, uintptr_t *ips, int max,

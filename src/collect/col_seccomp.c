@@ -1,5 +1,6 @@
-/* col_seccomp.c - whether the process may be under a seccomp filter, and
- * the interposed calls that install one (prctl, syscall).
+/* col_seccomp.c - whether the process may be under a seccomp filter, the
+ * interposed calls that install one (prctl, syscall), and the read of
+ * another stack's words that such a filter allows.
  *
  * The frame-pointer walk of a stack that is not the thread's own reads
  * frames off its first page with process_vm_readv(2), which fails where
@@ -7,16 +8,18 @@
  * filter may forbid that call and kill the process for it (systemd's
  * SystemCallFilter= denies the @debug set, process_vm_readv among them,
  * with SIGSYS by default).  So once a filter is, or may be, installed,
- * such walks stop where they would need the call, and the profile says how
- * many did (col_unwind_report).
+ * those words are copied through a pipe made for the read instead: write(2)
+ * fails with EFAULT where process_vm_readv would, and pipe2, write, read
+ * and close are calls no program that runs at all can forbid.  The same
+ * frames, at 6.1 us a read against 1.1 us (this VM).
  *
  * A filter installed before the program started (inherited through fork
  * and exec) shows in /proc/self/status, read at start-up, before the
- * program could install one that forbids reading it; if it cannot be read,
- * a filter is assumed.  A filter the program installs later goes through
- * prctl(PR_SET_SECCOMP) or syscall(SYS_seccomp) (libseccomp uses both):
- * the flag is set before the call is made.  A filter installed with an
- * inline system call instruction is not seen. */
+ * program could install one that forbids reading it; if the file cannot
+ * be read, a filter is assumed.  A filter the program installs later goes
+ * through prctl(PR_SET_SECCOMP) or the seccomp system call by syscall(2)
+ * (libseccomp uses both): the flag is set before the call is made.  A
+ * filter installed with an inline system call instruction is not seen. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -31,22 +34,25 @@
 
 int col_seccomp;
 
-/* "Seccomp:\t<mode>" of /proc/self/status: 1 if the mode is not 0 or the
- * line cannot be read. */
+/* "Seccomp:\t<mode>" of /proc/self/status: 1 if the mode is not 0 or
+ * the file cannot be read; 0 if it has no such line (a kernel without
+ * seccomp). */
 static int status_says_filtered(void)
 {
     int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 1;
-    char buf[4096];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    char buf[16384]; /* the Groups: line before it can be long */
+    size_t len = 0;
+    ssize_t n;
+    while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)n;
+    int whole = len < sizeof buf - 1 && n == 0;
     close(fd);
-    if (n <= 0)
-        return 1;
-    buf[n] = 0;
+    buf[len] = 0;
     const char *line = strstr(buf, "\nSeccomp:");
     if (!line)
-        return 1;
+        return !whole;
     line += strlen("\nSeccomp:");
     while (*line == ' ' || *line == '\t')
         line++;
@@ -97,7 +103,28 @@ UT_EXPORT long syscall(long number, ...)
         errno = ENOSYS;
         return -1;
     }
-    if (number == SYS_seccomp && (a1 == SECCOMP_SET_MODE_STRICT || a1 == SECCOMP_SET_MODE_FILTER))
+    /* the kernel takes the number and an int operation in 32 bits */
+    int nr = (int)number;
+    unsigned op = (unsigned)a1;
+    if ((nr == SYS_seccomp && (op == SECCOMP_SET_MODE_STRICT || op == SECCOMP_SET_MODE_FILTER)) ||
+        (nr == SYS_prctl && op == PR_SET_SECCOMP))
         note_filter();
     return col_real.syscall(number, a1, a2, a3, a4, a5, a6);
+}
+
+/* Copy n bytes at `at` into out through a pipe made for it: 1 if copied, 0
+ * if they are not all readable (write fails with EFAULT), -1 if no pipe
+ * could be made (out of descriptors).  errno is kept.  A pipe of its own
+ * each time: one kept open could be closed by the program (a daemon closes
+ * every descriptor) and its number reused for one of the program's files. */
+int col_seccomp_read(const void *at, void *out, size_t n)
+{
+    int saved = errno, p[2], rc = -1;
+    if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
+        rc = write(p[1], at, n) == (ssize_t)n && read(p[0], out, n) == (ssize_t)n;
+        close(p[0]);
+        close(p[1]);
+    }
+    errno = saved;
+    return rc;
 }

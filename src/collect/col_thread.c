@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collect/col_internal.h"
@@ -61,7 +60,7 @@ extern void *__libc_stack_end;
 static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
 {
     struct rlimit rl;
-    if (syscall(SYS_gettid) != getpid() || __libc_stack_end == NULL ||
+    if (gettid() != getpid() || __libc_stack_end == NULL ||
         getrlimit(RLIMIT_STACK, &rl) != 0)
         return -1;
     *hi = ((uintptr_t)__libc_stack_end | 4095) + 1;

@@ -153,9 +153,9 @@ void col_unwind_report(void)
     uint64_t cuts = col_unwind_fp_seccomp_cuts();
     if (cuts)
         col_message_add("%lu frame-pointer walks of a stack not the thread's own (a coroutine's, "
-                        "an alternate signal stack) stopped where reading further needs "
-                        "process_vm_readv(2), which this process's seccomp filter may forbid: "
-                        "those stacks may lack outer frames",
+                        "an alternate signal stack) stopped early: the process may be under a "
+                        "seccomp filter, so their frames are read through a pipe, and none could "
+                        "be made (out of file descriptors)",
                         (unsigned long)cuts);
     if (col_config.verify_unwind)
         col_message_add("cache of recent stacks verified against the unwinder: %lu stacks, "

@@ -357,9 +357,10 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
  * return address).  On the thread's own stack they are read.  On a
  * foreign one (col_fp_foreign), where a frame pointer may lead anywhere,
  * through process_vm_readv(2), which fails where nothing readable is
- * mapped, unless they lie on *page, the page such a read found readable
- * last in this walk; 0 if they cannot be read, or if a seccomp filter
- * may forbid the call (col_seccomp.c; counted).  errno is kept. */
+ * mapped (or, under a seccomp filter, which may forbid that call, through
+ * a pipe: col_seccomp.c), unless they lie on *page, the page such a read
+ * found readable last in this walk; 0 if they cannot be read (or no pipe
+ * could be made: counted).  errno is kept. */
 static int frame_words(uintptr_t fp, int foreign, uintptr_t *page, uintptr_t w[2])
 {
     uintptr_t p = fp & ~(uintptr_t)4095, last = (fp + 15) & ~(uintptr_t)4095;
@@ -369,16 +370,20 @@ static int frame_words(uintptr_t fp, int foreign, uintptr_t *page, uintptr_t w[2
         return 1;
     }
     if (__atomic_load_n(&col_seccomp, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&seccomp_cuts, 1, __ATOMIC_RELAXED);
-        return 0;
+        int rc = col_seccomp_read((const void *)fp, w, 2 * sizeof *w);
+        if (rc < 0)
+            __atomic_add_fetch(&seccomp_cuts, 1, __ATOMIC_RELAXED);
+        if (rc <= 0)
+            return 0;
+    } else {
+        int saved = errno;
+        struct iovec local = {.iov_base = w, .iov_len = 2 * sizeof *w};
+        struct iovec remote = {.iov_base = (void *)fp, .iov_len = 2 * sizeof *w};
+        ssize_t got = process_vm_readv(col_proc.pid, &local, 1, &remote, 1, 0); /* kept across fork */
+        errno = saved;
+        if (got != (ssize_t)(2 * sizeof *w))
+            return 0;
     }
-    int saved = errno;
-    struct iovec local = {.iov_base = w, .iov_len = 2 * sizeof *w};
-    struct iovec remote = {.iov_base = (void *)fp, .iov_len = 2 * sizeof *w};
-    ssize_t got = process_vm_readv(col_proc.pid, &local, 1, &remote, 1, 0); /* kept across fork */
-    errno = saved;
-    if (got != (ssize_t)(2 * sizeof *w))
-        return 0;
     if (last == p)
         *page = p;
     return 1;

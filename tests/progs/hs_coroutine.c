@@ -14,11 +14,15 @@
  *
  * Allocations: 201, 201 frees, 6,456 bytes (100 x 24 + 100 x 40 + 56).
  *
+ * coro_body has 6 KiB of locals, so that a walk from coro_site reads more
+ * than one page of the coroutine's stack.
+ *
  * With an argument, `prctl` or `syscall`, the program first installs a
  * seccomp filter that kills the process at any process_vm_readv(2) (as
  * systemd's SystemCallFilter= does to the @debug set), through
- * prctl(PR_SET_SECCOMP) or syscall(SYS_seccomp), as libseccomp may.  The
- * program itself never makes that call. */
+ * prctl(PR_SET_SECCOMP) or syscall(SYS_seccomp), as libseccomp may; with
+ * `prctl-exec` it installs it and runs itself again (argument `inherited`),
+ * under the inherited filter.  The program never makes that call. */
 #define _GNU_SOURCE
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -69,6 +73,11 @@ HS_SITE void coro_site(void)
 
 HS_SITE void coro_body(void)
 {
+    /* 6 KiB of locals: coro_site's frame is a page or more below this
+     * one, so a walk from it must read another page of the stack */
+    volatile char pad[6 * 1024];
+    pad[0] = 1;
+    hs_escape((void *)pad);
     for (int i = 0; i < 100; i++) {
         void *p = coro_stray(stray, 24);
         hs_escape(p);
@@ -109,9 +118,17 @@ static int forbid_process_vm_readv(const char *how)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && forbid_process_vm_readv(argv[1]) != 0) {
+    /* prctl-exec: the filter, then this program again, which inherits it */
+    int reexec = argc > 1 && !strcmp(argv[1], "prctl-exec");
+    if (argc > 1 && strcmp(argv[1], "inherited") &&
+        forbid_process_vm_readv(reexec ? "prctl" : argv[1]) != 0) {
         hs_puts(2, "hs_coroutine: cannot install the seccomp filter\n");
         return 3;
+    }
+    if (reexec) {
+        char *args[] = {argv[0], "inherited", NULL};
+        execv(argv[0], args);
+        return 4;
     }
     char *map = mmap(NULL, 2 * STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED || mprotect(map + STACK, STACK, PROT_NONE) != 0)
