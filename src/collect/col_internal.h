@@ -192,12 +192,16 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * every stack word its walk read (col_chk.h).
  * The same frame and return address with every check holding is the same
  * stack, with no walk.  Filled the second time a walk from the same frame
- * and return address finds the same stack, when its checks fit.  Two ways
+ * and return address finds the same stack, when its checks fit: up to
+ * COL_SC_CHKS in the entry, up to COL_SC_DEEP in the entry's own slot of
+ * the thread's deep checks (a stack of 20-60 frames, common in C++ and in
+ * interpreters, would otherwise be walked at every allocation).  Two ways
  * per set: one function called at the same depth from two callers has one
  * frame and return address and two stacks. */
 #define COL_SC_SETS 16
 #define COL_SC_WAYS 2
 #define COL_SC_CHKS 20 /* even: entries hold pairs of checks (col_chk_pad) */
+#define COL_SC_DEEP 128 /* even; a walk of max_depth 64 frames makes 65-129 */
 typedef struct col_sc_entry {
     const void *frame;  /* NULL: empty */
     uintptr_t ra;
@@ -207,6 +211,7 @@ typedef struct col_sc_entry {
     uint32_t site;      /* of (node, key) */
     uint64_t key;       /* UINT64_MAX: none */
     col_count_t *cnt;   /* the owner's counters of site */
+    const col_chk_t *chk_at; /* its checks: chk, or its deep slot */
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
 
@@ -220,7 +225,8 @@ typedef struct col_sc_set {
 } UT_ALIGNED(64) col_sc_set_t;
 _Static_assert(sizeof(col_sc_set_t) == 1u << 11, "a set's size is a power of two (col_sc_set)");
 _Static_assert(COL_SC_SETS == 1u << 4, "col_sc_set takes 4 bits of the hash");
-_Static_assert(COL_SC_CHKS % 2 == 0, "col_chk_pad keeps an entry's checks even");
+_Static_assert(COL_SC_CHKS % 2 == 0 && COL_SC_DEEP % 2 == 0,
+               "col_chk_pad keeps an entry's checks even");
 
 /* The set of sc (a thread's cache) for frame and ra: the top bits of a
  * multiplicative hash, taken as the set's byte offset (a shift and a
@@ -253,7 +259,7 @@ typedef struct col_site_memo {
 UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
 {
     return e->frame == frame && e->ra == ra && e->epoch == epoch &&
-           col_chk_hold_pairs(e->chk, e->chk + e->nchk);
+           col_chk_hold_pairs(e->chk_at, e->chk_at + e->nchk);
 }
 
 typedef struct col_thread {
@@ -270,12 +276,15 @@ typedef struct col_thread {
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
     int shared;              /* the late-events state, used under a lock */
-    /* The rest (~180 KB) is mapped zero and touched a page at a time, as
+    /* The rest (~380 KB) is mapped zero and touched a page at a time, as
      * used.  Counters by site id, in leaves mapped on first use
      * (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
-    /* Owner only: the stacks it allocated from lately. */
+    /* Owner only: the stacks it allocated from lately, and the checks of
+     * those too deep for their entry (sc_deep[set * COL_SC_WAYS + way];
+     * 6 KB each, whose pages only deep stacks touch). */
     col_sc_set_t sc[COL_SC_SETS];
+    col_chk_t sc_deep[COL_SC_SETS * COL_SC_WAYS][COL_SC_DEEP];
     /* Owner only: pages touched only by stacks that allocate several
      * sizes. */
     col_site_memo_t site_memo[COL_SITE_MEMO];
@@ -787,7 +796,8 @@ UT_INLINE int col_unwind_memo(void)
 uint32_t col_unwind_libunwind(int max);   /* libunwind for this call */
 /* Fill e with the stack the last walk of this thread found, node, from
  * the unwinder's memo; e->frame is NULL when it cannot be cached. */
-void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint32_t epoch);
+void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uint32_t node,
+                      uint32_t epoch);
 /* HEAPSCOPE_UNWIND_VERIFY: the cache said `cached`, the walk `node`. */
 void col_unwind_verify_cache(uint32_t cached, uint32_t node);
 /* HEAPSCOPE_UNWIND_VERIFY: node, found without a walk, against the

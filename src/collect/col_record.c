@@ -218,13 +218,25 @@ UT_INLINE int next_site_keyed(uint64_t w, uint64_t key)
  * it finds it, else the unwinder's.  (Not in DWARF mode: a DWARF walk
  * compared with the guess, a rule lookup and its loads per frame, cost
  * 894 instructions per allocation on binary-trees, the memo 641.)  Not a guess
- * the cache saw from this frame before: that stack is about to be cached,
- * from the unwinder's memo. */
+ * the cache saw from this frame before and has not kept, or kept before
+ * the modules changed (epoch): that stack is about to be cached, from the
+ * unwinder's memo.  One it kept in this epoch missed because a word its
+ * walk read changed and the stack did not (frameless code keeps data in
+ * rbp): walking it again to keep it again would repeat at every
+ * allocation, at the cost of a memo walk and, for a deep stack, of
+ * copying its checks. */
+static int sc_to_keep(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
+                      uint32_t epoch)
+{
+    const col_sc_entry_t *e = sc_seen(set, frame, ra, node);
+    return e != NULL && e->epoch != epoch;
+}
+
 static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col_sc_set_t *set,
-                           uint32_t guess)
+                           uint32_t guess, uint32_t epoch)
 {
     if (col_config.unwinder == PF_UNWIND_FP && col_unwind_fp_is(t, frame, guess) &&
-        !sc_seen(set, frame, ra, guess)) {
+        !sc_to_keep(set, frame, ra, guess, epoch)) {
         if (UT_UNLIKELY(col_config.verify_unwind))
             col_unwind_verify_walk(t, frame, guess);
         return guess;
@@ -257,7 +269,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     /* acquire: the node and site records it names were made by the thread
      * that stored it, maybe another one (which stored it with release) */
     uint64_t guess = next ? __atomic_load_n(next, __ATOMIC_ACQUIRE) : 0;
-    uint32_t node = walk_stack(t, frame, ra, set, next_node(guess));
+    uint32_t node = walk_stack(t, frame, ra, set, next_node(guess), epoch);
     if (UT_UNLIKELY(cached))
         col_unwind_verify_cache(e->node, node);
     t->memo_node = node;
@@ -270,7 +282,8 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
         int second;
         e = sc_way(set, frame, ra, node, &second);
         if (second) {
-            col_unwind_cache(e, frame, node, epoch);
+            size_t way = (size_t)(e - set->way), at = (size_t)(set - t->sc);
+            col_unwind_cache(e, t->sc_deep[at * COL_SC_WAYS + way], frame, node, epoch);
         } else {
             e->frame = frame; /* first sight; epoch 0 keeps the fast path away */
             e->ra = ra;

@@ -177,39 +177,48 @@ void col_unwind_report(void)
  * DWARF unwinder the hook frame's own two words (the caller's rbp and
  * return address, its starting state).  The frame-pointer walk that
  * stopped at a saved frame pointer leading nowhere has that word checked
- * as it is.  The entry is stamped with epoch, read before the walk: a
- * module change during the walk leaves it stale, never wrongly valid. */
-void col_unwind_cache(col_sc_entry_t *e, const void *frame, uint32_t node, uint32_t epoch)
+ * as it is.  They go in the entry, or if more than COL_SC_CHKS in its
+ * deep slot `deep` (COL_SC_DEEP checks); a stack with more is not kept.
+ * The entry is stamped with epoch, read before the walk: a module change
+ * during the walk leaves it stale, never wrongly valid. */
+void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uint32_t node,
+                      uint32_t epoch)
 {
     const uintptr_t *f = (const uintptr_t *)frame;
-    uint32_t n = 0;
+    uint32_t n;
     e->frame = NULL;
     if (col_config.unwinder == PF_UNWIND_FP) {
         const col_fp_memo_t *m = col_fp_memo;
         if (!m || m->m <= m->stop || m->w[m->m - 1].fp != (uintptr_t)frame ||
-            m->w[m->m - 1].node != node || (uint32_t)m->m > COL_SC_CHKS)
+            m->w[m->m - 1].node != node)
             return;
         n = (uint32_t)m->m;
-        memcpy(e->chk, m->chk, n * sizeof *e->chk);
-        if (m->end == COL_FP_END_NEXT)
-            col_chk_pair(&e->chk[0], m->w[0].fp, *(const uintptr_t *)m->w[0].fp,
-                         m->chk[0].want[1]);
     } else if (col_config.unwinder == PF_UNWIND_DWARF) {
         const col_cfi_memo_t *m = col_cfi_memo;
         if (!m || m->m <= 0 || m->w[m->m - 1].sp != (uintptr_t)frame + 16 ||
             m->w[m->m - 1].node != node)
             return;
         n = m->w[m->m - 1].chk_end + 1;
-        if (n > COL_SC_CHKS)
-            return;
-        col_chk_pair(&e->chk[0], (uintptr_t)frame, f[0], f[1]);
-        memcpy(e->chk + 1, m->chk, (n - 1) * sizeof *e->chk);
     } else {
         return;
     }
+    uint32_t max = n <= COL_SC_CHKS ? COL_SC_CHKS : COL_SC_DEEP;
+    if (n > max)
+        return;
+    col_chk_t *c = max == COL_SC_CHKS ? e->chk : deep;
+    if (col_config.unwinder == PF_UNWIND_FP) {
+        const col_fp_memo_t *m = col_fp_memo;
+        memcpy(c, m->chk, n * sizeof *c);
+        if (m->end == COL_FP_END_NEXT)
+            col_chk_pair(&c[0], m->w[0].fp, *(const uintptr_t *)m->w[0].fp, m->chk[0].want[1]);
+    } else {
+        col_chk_pair(&c[0], (uintptr_t)frame, f[0], f[1]);
+        memcpy(c + 1, col_cfi_memo->chk, (n - 1) * sizeof *c);
+    }
     e->ra = f[1];
     e->node = node;
-    e->nchk = col_chk_pad(e->chk, n, COL_SC_CHKS);
+    e->nchk = col_chk_pad(c, n, max);
+    e->chk_at = c;
     e->epoch = epoch;
     e->key = UINT64_MAX; /* no size has this key */
     e->frame = frame;

@@ -8,7 +8,8 @@ answer is compared with the walk's.  Programs with many different stacks
 (python3 running a script, C++ with templates and exceptions, threads,
 deep recursion where every stack is new, stacks cut by the depth cap) must
 show not a single difference; and a stack whose cache entry a dlopen made
-stale must be cached again.  The fp unwinder's stacks taken from the
+stale must be cached again, and stacks too deep for a cache entry's own
+checks must be kept and told apart by their outermost frames.  The fp unwinder's stacks taken from the
 recorder's guess of the next stack are verified the same way, also where
 the guess is wrong only in where the stack ends, or only in outer frames
 that lie where the guessed stack's were."""
@@ -143,6 +144,24 @@ def main(t):
              (under("guess_mid_x"), under("guess_mid_y")))
         n = guessed(p)
         t.true("guess-outer-fp: stacks taken from the guess", n >= 20000, "%d guessed" % n)
+    # stacks deeper than a cache entry's own checks (hs_deep.c): kept in the
+    # entry's deep slot, and told apart only by the words of their outermost
+    # frames (19 of each round's 20 allocations are the cache's to answer)
+    for mode in ("dwarf", "fp"):
+        p = check(t, "deep-" + mode, "hs_deep", [], 40000, opts=["--unwind", mode], cached=30000)
+        if p is None:
+            continue
+        s = p.summary
+        t.eq("deep-%s: allocations, frees, bytes" % mode, (40000, 40000, 1600000),
+             (s["allocations"], s["frees"], s["bytes_allocated"]))
+
+        def under(fn):
+            return sum(int(st["allocations"]) for st in p.stacks_with("deep_leaf")
+                       if any(f.get("function") == fn for f in st["frames"]))
+        t.eq("deep-%s: allocations under each side" % mode, (30000, 10000),
+             (under("deep_side_a"), under("deep_side_b")))
+        t.true("deep-%s: the stacks are deeper than 44 frames" % mode,
+               all(len(st["frames"]) > 46 for st in p.stacks_with("deep_leaf")), "")
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])
