@@ -21,34 +21,19 @@ typedef struct req {
     uint64_t sum;
 } req_t;
 
-__attribute__((noinline)) static void *site_a(size_t n)
-{
-    unsigned char *p = ws_check(malloc(n));
-    p[n - 1] = 'a'; /* bodies differ: not folded into one function */
-    return p;
-}
-
-__attribute__((noinline)) static void *site_b(size_t n)
-{
-    unsigned char *p = ws_check(malloc(n));
-    p[n - 1] = 'b'; /* bodies differ: not folded into one function */
-    return p;
-}
-
-__attribute__((noinline)) static void *site_c(size_t n)
-{
-    unsigned char *p = ws_check(malloc(n));
-    p[n - 1] = 'c'; /* bodies differ: not folded into one function */
-    return p;
-}
-
-__attribute__((noinline)) static void *site_d(size_t n)
-{
-    unsigned char *p = ws_check(malloc(n));
-    p[n - 1] = 'd'; /* bodies differ: not folded into one function */
-    return p;
-}
-
+/* The four allocation sites: four functions whose bodies differ (the tag
+ * byte), so that the compiler does not fold them into one. */
+#define DEEP_SITE(tag)                                                                            \
+    __attribute__((noinline)) static void *site_##tag(size_t n)                                   \
+    {                                                                                             \
+        unsigned char *p = ws_check(malloc(n));                                                   \
+        p[n - 1] = (unsigned char)#tag[0];                                                        \
+        return p;                                                                                 \
+    }
+DEEP_SITE(a)
+DEEP_SITE(b)
+DEEP_SITE(c)
+DEEP_SITE(d)
 
 /* The request's own work: 64 allocations from the four sites, each
  * written, summed and freed. */

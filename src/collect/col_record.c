@@ -166,10 +166,9 @@ static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t r
  * they no longer hold: a word changed, or the modules did); else an empty
  * way, or one waiting for its second sight, or way 1, so that way 0, the
  * fast path's, keeps a stack it can take. */
-static col_sc_entry_t *sc_way(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
-                              int *second)
+static col_sc_entry_t *sc_way(col_sc_set_t *set, col_sc_entry_t *seen, int *second)
 {
-    col_sc_entry_t *e = sc_seen(set, frame, ra, node);
+    col_sc_entry_t *e = seen; /* sc_seen's answer for the stack */
     *second = e != NULL;
     if (e)
         return e;
@@ -217,29 +216,29 @@ UT_INLINE int next_site_keyed(uint64_t w, uint64_t key)
  * thread's previous one last time), if a frame-pointer walk compared with
  * it finds it, else the unwinder's.  (Not in DWARF mode: a DWARF walk
  * compared with the guess, a rule lookup and its loads per frame, cost
- * 894 instructions per allocation on binary-trees, the memo 641.)  Not a guess
- * the cache saw from this frame before and has not kept, or kept before
- * the modules changed (epoch): that stack is about to be cached, from the
- * unwinder's memo.  One it kept in this epoch missed because a word its
- * walk read changed and the stack did not (frameless code keeps data in
- * rbp): walking it again to keep it again would repeat at every
- * allocation, at the cost of a memo walk and, for a deep stack, of
- * copying its checks. */
-static int sc_to_keep(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node,
-                      uint32_t epoch)
-{
-    const col_sc_entry_t *e = sc_seen(set, frame, ra, node);
-    return e != NULL && e->epoch != epoch;
-}
-
+ * 894 instructions per allocation on binary-trees, the memo 641.)
+ *
+ * Not a guess the cache saw from this frame before and has not kept, or
+ * kept before the modules changed (epoch): that stack is about to be
+ * cached, from the unwinder's memo.  One it kept in this epoch missed
+ * because a word its walk read changed and the stack did not (frameless
+ * code keeps data in rbp): walking it again to keep it again would repeat
+ * at every allocation, at the cost of a memo walk and, for a deep stack,
+ * of copying its checks.  When the guess is taken, *guessed is set and
+ * *seen is that entry (NULL: the cache never saw the stack from here). */
 static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col_sc_set_t *set,
-                           uint32_t guess, uint32_t epoch)
+                           uint32_t guess, uint32_t epoch, int *guessed, col_sc_entry_t **seen)
 {
-    if (col_config.unwinder == PF_UNWIND_FP && col_unwind_fp_is(t, frame, guess) &&
-        !sc_to_keep(set, frame, ra, guess, epoch)) {
-        if (UT_UNLIKELY(col_config.verify_unwind))
-            col_unwind_verify_walk(t, frame, guess);
-        return guess;
+    *guessed = 0;
+    if (col_config.unwinder == PF_UNWIND_FP && col_unwind_fp_is(t, frame, guess)) {
+        col_sc_entry_t *e = sc_seen(set, frame, ra, guess);
+        if (e == NULL || e->epoch == epoch) {
+            if (UT_UNLIKELY(col_config.verify_unwind))
+                col_unwind_verify_walk(t, frame, guess);
+            *guessed = 1;
+            *seen = e;
+            return guess;
+        }
     }
     return col_unwind(t, frame, guess);
 }
@@ -269,18 +268,24 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     /* acquire: the node and site records it names were made by the thread
      * that stored it, maybe another one (which stored it with release) */
     uint64_t guess = next ? __atomic_load_n(next, __ATOMIC_ACQUIRE) : 0;
-    uint32_t node = walk_stack(t, frame, ra, set, next_node(guess), epoch);
+    int guessed;
+    col_sc_entry_t *seen = NULL;
+    uint32_t node = walk_stack(t, frame, ra, set, next_node(guess), epoch, &guessed, &seen);
     if (UT_UNLIKELY(cached))
         col_unwind_verify_cache(e->node, node);
     t->memo_node = node;
     e = NULL;
     if (cached) {
         /* verification: the entry stays, as it would have */
+    } else if (guessed && seen) {
+        /* the entry stays as it is: the memo is not this walk's, and
+         * keeping the stack from there would certify words this walk
+         * never read */
     } else if (col_unwind_memo() && node != COL_NODE_NONE) {
         /* (a lost stack is not kept: each of its allocations is counted
          * as lost, by site_get) */
         int second;
-        e = sc_way(set, frame, ra, node, &second);
+        e = sc_way(set, guessed ? NULL : sc_seen(set, frame, ra, node), &second);
         if (second) {
             size_t way = (size_t)(e - set->way), at = (size_t)(set - t->sc);
             col_unwind_cache(e, t->sc_deep[at * COL_SC_WAYS + way], frame, node, epoch);
