@@ -161,19 +161,13 @@ static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t r
     return NULL;
 }
 
-/* The way of set to keep the stack `node` of frame and ra in: the way
- * that saw this stack before (*second: fill its checks now, or again if
- * they no longer hold: a word changed, or the modules did); else an empty
- * way, or one waiting for its second sight, or way 1, so that way 0, the
- * fast path's, keeps a stack it can take. */
-static col_sc_entry_t *sc_way(col_sc_set_t *set, col_sc_entry_t *seen, int *second)
+/* The way of set to keep a stack the set has not seen from its frame and
+ * return address: an empty way, or one waiting for its second sight, or
+ * way 1, so that way 0, the fast path's, keeps a stack it can take. */
+static col_sc_entry_t *sc_free_way(col_sc_set_t *set)
 {
-    col_sc_entry_t *e = seen; /* sc_seen's answer for the stack */
-    *second = e != NULL;
-    if (e)
-        return e;
     for (int w = 0; w < COL_SC_WAYS; w++) {
-        e = &set->way[w];
+        col_sc_entry_t *e = &set->way[w];
         if (!e->frame || e->epoch == 0)
             return e;
     }
@@ -284,9 +278,12 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     } else if (col_unwind_memo() && node != COL_NODE_NONE) {
         /* (a lost stack is not kept: each of its allocations is counted
          * as lost, by site_get) */
-        int second;
-        e = sc_way(set, guessed ? NULL : sc_seen(set, frame, ra, node), &second);
-        if (second) {
+        /* the way that saw this stack before: fill its checks now (its
+         * second sight), or again if they no longer hold (a word changed,
+         * or the modules did); a taken guess was not seen (walk_stack) */
+        col_sc_entry_t *before = guessed ? NULL : sc_seen(set, frame, ra, node);
+        e = before ? before : sc_free_way(set);
+        if (before) {
             size_t way = (size_t)(e - set->way), at = (size_t)(set - t->sc);
             col_unwind_cache(e, t->sc_deep[at * COL_SC_WAYS + way], frame, node, epoch);
         } else {

@@ -185,20 +185,22 @@ void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uin
                       uint32_t epoch)
 {
     const uintptr_t *f = (const uintptr_t *)frame;
+    const col_fp_memo_t *fm = NULL;
+    const col_cfi_memo_t *cm = NULL;
     uint32_t n;
     e->frame = NULL;
     if (col_config.unwinder == PF_UNWIND_FP) {
-        const col_fp_memo_t *m = col_fp_memo;
-        if (!m || m->m <= m->stop || m->w[m->m - 1].fp != (uintptr_t)frame ||
-            m->w[m->m - 1].node != node)
+        fm = col_fp_memo;
+        if (!fm || fm->m <= fm->stop || fm->w[fm->m - 1].fp != (uintptr_t)frame ||
+            fm->w[fm->m - 1].node != node)
             return;
-        n = (uint32_t)m->m;
+        n = (uint32_t)fm->m;
     } else if (col_config.unwinder == PF_UNWIND_DWARF) {
-        const col_cfi_memo_t *m = col_cfi_memo;
-        if (!m || m->m <= 0 || m->w[m->m - 1].sp != (uintptr_t)frame + 16 ||
-            m->w[m->m - 1].node != node)
+        cm = col_cfi_memo;
+        if (!cm || cm->m <= 0 || cm->w[cm->m - 1].sp != (uintptr_t)frame + 16 ||
+            cm->w[cm->m - 1].node != node)
             return;
-        n = m->w[m->m - 1].chk_end + 1;
+        n = cm->w[cm->m - 1].chk_end + 1;
     } else {
         return;
     }
@@ -206,14 +208,13 @@ void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uin
     if (n > max)
         return;
     col_chk_t *c = max == COL_SC_CHKS ? e->chk : deep;
-    if (col_config.unwinder == PF_UNWIND_FP) {
-        const col_fp_memo_t *m = col_fp_memo;
-        memcpy(c, m->chk, n * sizeof *c);
-        if (m->end == COL_FP_END_NEXT)
-            col_chk_pair(&c[0], m->w[0].fp, *(const uintptr_t *)m->w[0].fp, m->chk[0].want[1]);
+    if (fm) {
+        memcpy(c, fm->chk, n * sizeof *c);
+        if (fm->end == COL_FP_END_NEXT)
+            col_chk_pair(&c[0], fm->w[0].fp, *(const uintptr_t *)fm->w[0].fp, fm->chk[0].want[1]);
     } else {
         col_chk_pair(&c[0], (uintptr_t)frame, f[0], f[1]);
-        memcpy(c + 1, col_cfi_memo->chk, (n - 1) * sizeof *c);
+        memcpy(c + 1, cm->chk, (n - 1) * sizeof *c);
     }
     e->ra = f[1];
     e->node = node;
