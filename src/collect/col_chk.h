@@ -42,13 +42,21 @@ UT_INLINE void col_chk_word(col_chk_t *c, uintptr_t a, uint64_t v)
     c->at = (const col_v2u_t *)(a - 8);
 }
 
-UT_INLINE void col_chk_pair(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi)
+/* ... of the bits lo_mask of the word at a (the DWARF unwinder's saved rbp
+ * that no frame uses: 0) and the whole word at a + 8 */
+UT_INLINE void col_chk_pair_masked(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi,
+                                   uint64_t lo_mask)
 {
-    c->want[0] = lo;
+    c->want[0] = lo & lo_mask;
     c->want[1] = hi;
-    c->mask[0] = ~0ull;
+    c->mask[0] = lo_mask;
     c->mask[1] = ~0ull;
     c->at = (const col_v2u_t *)a;
+}
+
+UT_INLINE void col_chk_pair(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi)
+{
+    col_chk_pair_masked(c, a, lo, hi, ~0ull);
 }
 
 /* Do all checks in [c, end) hold?  Two at a time, into two accumulators:

@@ -254,7 +254,8 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     for (;;) {
         while (i >= 0 && m->w[i].sp < sp)
             i--;
-        if (i >= 0 && m->w[i].sp == sp && m->w[i].ip == ip && m->w[i].bp == bp) {
+        if (i >= 0 && m->w[i].sp == sp && m->w[i].ip == ip &&
+            (m->w[i].bp == bp || !m->w[i].bp_used)) {
             /* the rest may be the previous walk's, if the depths agree:
              * a cut walk only with the same frames cut, else within max */
             int total = k + i + 1;
@@ -269,10 +270,9 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         }
         m->tmp_ip[k] = ip;
         col_cfi_new_t *f = &tmp[k++];
-        f->ip = ip;
         f->sp = sp;
         f->bp = bp;
-        f->bp_at = 1;
+        f->bp_at = 1; /* (and cfa_rbp unset: read only after a step) */
         const cfi_rule_t *r = rule_of(c, ip);
         if (r->kind == CFI_RULE_LAST) {
             end = COL_CFI_LAST;
@@ -280,7 +280,9 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         }
         if (UT_UNLIKELY(r->kind != CFI_RULE_OK))
             goto fail;
-        uintptr_t cfa = (r->cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
+        uintptr_t rbp_based = r->cfa_rbp;
+        uintptr_t cfa = (rbp_based ? bp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
+        f->cfa_rbp = -rbp_based;
         if (UT_UNLIKELY(cfa <= sp || !in_stack(cfa - 8, stack_lo, stack_hi)))
             goto fail;
         ip = *(const uintptr_t *)(cfa - 8);
@@ -300,10 +302,12 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     }
     /* the node the new frames hang under, and where they go in the memo */
     uint32_t node, nchk;
+    uintptr_t used = 0; /* ~0 if the state the outermost new frame stepped to uses bp */
     int at;
     if (keep >= 0) {
         node = m->w[keep].node;
         nchk = m->w[keep].chk_end;
+        used = (uintptr_t)(intptr_t)(int16_t)m->w[keep].bp_used;
         at = keep + 1;
     } else {
         node = end == COL_CFI_TRUNC ? COL_NODE_TRUNC : 0;
@@ -313,7 +317,10 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     }
     /* frame j's step made its caller's state (frame j + 1's, or for the
      * outermost new frame the state the walk ended in): it read the return
-     * address at cfa - 8 (the caller's sp - 8), and maybe rbp */
+     * address at cfa - 8 (the caller's sp - 8), and maybe rbp, which is
+     * checked only if the caller's state uses it (`used`, col_memo.h);
+     * then frame j's own bp is used if its rule takes the CFA from rbp, or
+     * if it left rbp to its caller as it was and the caller uses it */
     col_node_stack(node, m->tmp_ip, k, guess, m->tmp_node);
     for (int j = k - 1; j >= 0; j--, at++) {
         const col_cfi_new_t *f = &tmp[j];
@@ -321,17 +328,21 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         if (f->bp_at != 1) {
             int last = j + 1 == k;
             uintptr_t ra_at = (last ? sp : tmp[j + 1].sp) - 8;
-            uintptr_t next_ip = last ? ip : tmp[j + 1].ip, next_bp = last ? bp : tmp[j + 1].bp;
+            uintptr_t next_ip = last ? ip : m->tmp_ip[j + 1], next_bp = last ? bp : tmp[j + 1].bp;
             if (f->bp_at == ra_at - 8) {
-                col_chk_pair(&m->chk[nchk++], f->bp_at, next_bp, next_ip);
+                col_chk_pair_masked(&m->chk[nchk++], f->bp_at, next_bp, next_ip, used);
             } else {
                 col_chk_word(&m->chk[nchk++], ra_at, next_ip);
-                if (f->bp_at)
+                if (f->bp_at > 1 && used)
                     col_chk_word(&m->chk[nchk++], f->bp_at, next_bp);
             }
+            /* a saved rbp: the caller's came from the stack, not from here */
+            used = f->cfa_rbp | (f->bp_at == 0 ? used : 0);
+        } else {
+            used = 0; /* the walk ended at this frame's rule */
         }
-        m->w[at] = (col_cfi_frame_t){.ip = f->ip, .sp = f->sp, .bp = f->bp, .node = node,
-                                 .chk_end = nchk};
+        m->w[at] = (col_cfi_frame_t){.ip = m->tmp_ip[j], .sp = f->sp, .bp = f->bp, .node = node,
+                                     .chk_end = (uint16_t)nchk, .bp_used = (uint16_t)used};
     }
     m->m = at;
     return at ? node : 0;

@@ -142,20 +142,30 @@ UT_INLINE int col_fp_foreign(const col_thread_t *t, uintptr_t fp)
  * state (ip, sp, bp) at each frame and the call-tree node of the stack
  * from that frame out; and, outermost first too, the checks of the stack
  * words each step read: the return address, and rbp when the frame saved
- * it (one 16-byte check when they lie side by side, as in a frame with a
- * frame pointer).  The last frame of a walk that ended at its rule read
- * nothing. */
+ * it and a frame further out uses it (one 16-byte check when they lie
+ * side by side, as in a frame with a frame pointer).  The last frame of a
+ * walk that ended at its rule read nothing.
+ *
+ * rbp only matters to a walk where a rule computes the CFA from it.  In
+ * code built without frame pointers rbp is an ordinary register, and the
+ * value a frame saved is data: it changes from call to call while the
+ * stack stays the same.  So a frame's bp_used says whether the walk from
+ * that frame out reads its bp (its rule is rbp-based, or it passes rbp on
+ * unsaved to a frame that is), and a bp nothing uses is neither compared
+ * when the memo is matched nor checked (col_dwarf.c). */
 enum { COL_CFI_LAST = 1, COL_CFI_ZERO, COL_CFI_TRUNC };
 
-typedef struct col_cfi_frame {
+typedef struct col_cfi_frame { /* 32 bytes */
     uintptr_t ip, sp, bp;
     uint32_t node;
-    uint32_t chk_end; /* the checks of w[0..this] are chk[0, chk_end) */
+    uint16_t chk_end; /* the checks of w[0..this] are chk[0, chk_end) */
+    uint16_t bp_used; /* the walk from here reads bp: 0xffff, else 0 */
 } col_cfi_frame_t;
 
-typedef struct col_cfi_new { /* a frame of the current walk */
-    uintptr_t ip, sp, bp;
+typedef struct col_cfi_new { /* a frame of the current walk (its ip: tmp_ip) */
+    uintptr_t sp, bp;
     uintptr_t bp_at;         /* where its step read rbp; 0: not read, 1: no step */
+    uintptr_t cfa_rbp;       /* its rule's CFA is rbp-based: ~0, else 0 */
 } col_cfi_new_t;
 
 typedef struct col_cfi_memo {

@@ -174,8 +174,9 @@ void col_unwind_report(void)
 
 /* The checks of the whole stack of the memo's walk, which started at
  * frame's caller and found node: every word the walk read, and for the
- * DWARF unwinder the hook frame's own two words (the caller's rbp and
- * return address, its starting state).  The frame-pointer walk that
+ * DWARF unwinder the hook frame's own two words (the caller's rbp, if
+ * the walk used it, and return address: its starting state).  The
+ * frame-pointer walk that
  * stopped at a saved frame pointer leading nowhere has that word checked
  * as it is.  They go in the entry, or if more than COL_SC_CHKS in its
  * deep slot `deep` (COL_SC_DEEP checks); a stack with more is not kept.
@@ -213,7 +214,9 @@ void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uin
         if (fm->end == COL_FP_END_NEXT)
             col_chk_pair(&c[0], fm->w[0].fp, *(const uintptr_t *)fm->w[0].fp, fm->chk[0].want[1]);
     } else {
-        col_chk_pair(&c[0], (uintptr_t)frame, f[0], f[1]);
+        /* the hook's caller's rbp only if the walk from there used it */
+        uintptr_t used = cm->w[cm->m - 1].bp_used ? ~(uintptr_t)0 : 0;
+        col_chk_pair_masked(&c[0], (uintptr_t)frame, f[0], f[1], used);
         memcpy(c + 1, cm->chk, (n - 1) * sizeof *c);
     }
     e->ra = f[1];

@@ -162,6 +162,23 @@ def main(t):
              (under("deep_side_a"), under("deep_side_b")))
         t.true("deep-%s: the stacks are deeper than 44 frames" % mode,
                all(len(st["frames"]) > 46 for st in p.stacks_with("deep_leaf")), "")
+    # frames that keep data in rbp, and stacks told apart only by rbp
+    # (hs_rbp_frames.S): a saved rbp no frame further out uses is data, not
+    # part of the stack, so the cache answers for rbp_loop's stack although
+    # every call saves another rbp; a used one must be checked, or the cache
+    # (and the memo) would take rbp_via_b's stack for rbp_via_a's
+    def check_rbp(label, p):
+        s = p.summary
+        t.eq(label + ": allocations, frees, bytes", (14000, 14000, 336000),
+             (s["allocations"], s["frees"], s["bytes_allocated"]))
+        t.eq(label + ": allocations under rbp_leaf, rbp_via_a, rbp_via_b", (10000, 3000, 1000),
+             tuple(sum(int(st["allocations"]) for st in p.stacks_with(fn))
+                   for fn in ("rbp_leaf", "rbp_via_a", "rbp_via_b")))
+    p = check(t, "rbp-dwarf", "hs_rbp", [], 14000, opts=["--unwind", "dwarf"], cached=13000)
+    if p is not None:
+        check_rbp("rbp-dwarf", p)
+    r = t.run("hs_rbp", out="rbp-plain.hsp", opts=["--unwind", "dwarf"])
+    check_rbp("rbp-dwarf without verification", t.report(r.out))
     # the fp unwinder's reuse of its previous walk against an uncached walk
     check(t, "python3-fp", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--unwind", "fp"])
