@@ -159,7 +159,7 @@ col_thread_t *col_thread_attach(void)
      * empty and not even read: a read would map the zero page that the
      * first write replaces (see UT_WRITE_FIRST); in a recycled one only
      * used entries are written. */
-    for (int i = 0; i < COL_SC_SETS && !fresh; i++)
+    for (unsigned i = 0; i < COL_SC_SETS && !fresh; i++)
         for (int w = 0; w < COL_SC_WAYS; w++)
             if (t->sc[i].way[w].frame)
                 t->sc[i].way[w].frame = NULL;
