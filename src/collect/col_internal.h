@@ -230,6 +230,7 @@ typedef struct col_sc_set {
     col_sc_entry_t way[COL_SC_WAYS];
 } UT_ALIGNED(64) col_sc_set_t;
 _Static_assert(sizeof(col_sc_set_t) == 1u << 11, "a set's size is a power of two (col_sc_set)");
+_Static_assert(COL_SC_SET_BITS + 11 <= 64, "col_sc_set's offset fits the hash");
 _Static_assert(COL_SC_CHKS % 2 == 0 && COL_SC_DEEP % 2 == 0,
                "col_chk_pad keeps an entry's checks even");
 
@@ -281,9 +282,9 @@ typedef struct col_thread {
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
     int shared;              /* the late-events state, used under a lock */
-    /* The rest (~380 KB) is mapped zero and touched a page at a time, as
-     * used.  Counters by site id, in leaves mapped on first use
-     * (release). */
+    /* The rest (~1 MB: the cache's sets 128 KB, their deep checks 768 KB)
+     * is mapped zero and touched a page at a time, as used.  Counters by
+     * site id, in leaves mapped on first use (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
     /* Owner only: the stacks it allocated from lately, and the checks of
      * those too deep for their entry (sc_deep[set * COL_SC_WAYS + way];

@@ -169,12 +169,13 @@ def main(t):
     # (and the memo) would take rbp_via_b's stack for rbp_via_a's
     def check_rbp(label, p):
         s = p.summary
-        t.eq(label + ": allocations, frees, bytes", (14000, 14000, 336000),
+        t.eq(label + ": allocations, frees, bytes", (18000, 18000, 432000),
              (s["allocations"], s["frees"], s["bytes_allocated"]))
-        t.eq(label + ": allocations under rbp_leaf, rbp_via_a, rbp_via_b", (10000, 3000, 1000),
+        t.eq(label + ": allocations under rbp_leaf, rbp_via_a, rbp_via_b, rbp_mid",
+             (10000, 6000, 2000, 4000),
              tuple(sum(int(st["allocations"]) for st in p.stacks_with(fn))
-                   for fn in ("rbp_leaf", "rbp_via_a", "rbp_via_b")))
-    p = check(t, "rbp-dwarf", "hs_rbp", [], 14000, opts=["--unwind", "dwarf"], cached=13000)
+                   for fn in ("rbp_leaf", "rbp_via_a", "rbp_via_b", "rbp_mid")))
+    p = check(t, "rbp-dwarf", "hs_rbp", [], 18000, opts=["--unwind", "dwarf"], cached=17000)
     if p is not None:
         check_rbp("rbp-dwarf", p)
     r = t.run("hs_rbp", out="rbp-plain.hsp", opts=["--unwind", "dwarf"])

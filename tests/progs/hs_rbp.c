@@ -3,13 +3,15 @@
  *
  * 10 rounds of rbp_loop: 1,000 allocations each from one stack (main ->
  * rbp_loop -> rbp_leaf), each with another value of rbp saved in
- * rbp_leaf's frame; every block freed after its round.  Then 4,000 calls,
- * every fourth of rbp_via_b, the others of rbp_via_a, each allocating one
- * block (main -> rbp_via_X -> rbp_framed -> rbp_pass, called from one
- * call site of main) and freeing it.
+ * rbp_leaf's frame; every block freed after its round.  Then twice 4,000
+ * calls, every fourth of rbp_via_b, the others of rbp_via_a, each
+ * allocating one block and freeing it (main -> rbp_via_X -> rbp_framed ->
+ * rbp_pass the first 4,000 times, -> rbp_pass_mid -> rbp_mid the others;
+ * all from one call site of main).
  *
- * Allocations: 14,000, 14,000 frees, 336,000 bytes (24 each); 10,000
- * under rbp_leaf, 3,000 under rbp_via_a, 1,000 under rbp_via_b. */
+ * Allocations: 18,000, 18,000 frees, 432,000 bytes (24 each); 10,000
+ * under rbp_leaf, 6,000 under rbp_via_a, 2,000 under rbp_via_b, 4,000
+ * under rbp_mid. */
 #include <stdlib.h>
 
 #include "hsprog.h"
@@ -19,8 +21,8 @@
 #define VIA_CALLS 4000
 
 void rbp_loop(long n, void **out);
-void *rbp_via_a(void);
-void *rbp_via_b(void);
+void *rbp_via_a(long mid);
+void *rbp_via_b(long mid);
 
 static void *blocks[PER_ROUND];
 
@@ -33,10 +35,10 @@ int main(void)
             free(blocks[i]);
         }
     }
-    for (int i = 0; i < VIA_CALLS; i++) {
+    for (int i = 0; i < 2 * VIA_CALLS; i++) {
         /* one call site: the return address into main is the same too */
-        void *(*volatile via)(void) = i % 4 == 3 ? rbp_via_b : rbp_via_a;
-        void *p = via();
+        void *(*volatile via)(long) = i % 4 == 3 ? rbp_via_b : rbp_via_a;
+        void *p = via(i >= VIA_CALLS);
         hs_escape(p);
         free(p);
     }

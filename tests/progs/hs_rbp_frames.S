@@ -9,9 +9,14 @@
  * rsp-based and it restores rbp from its own frame: no walk uses the i
  * rbp_leaf saved, so the stack of every call is the same.
  *
- * rbp_via_a() and rbp_via_b(): rbp_framed(pad), a frame with a frame
- * pointer (CFA = rbp + 16) and pad bytes of locals, calls rbp_pass, which
- * leaves rbp alone and calls malloc(24).  via_a's frame is 32 bytes
+ * rbp_via_a(mid) and rbp_via_b(mid): rbp_framed(pad, mid), a frame with
+ * a frame pointer (CFA = rbp + 16) and pad bytes of locals, calls
+ * rbp_pass (mid 0) or rbp_pass_mid (mid 1), which leave rbp alone.
+ * rbp_pass calls malloc(24): the walk uses the rbp malloc's hook saved.
+ * rbp_pass_mid calls rbp_mid, which saves rbx and then rbp (so the saved
+ * rbp is not next to the return address) and calls malloc(24): the walk
+ * uses the rbp rbp_mid saved, which rbp_pass_mid passed on.  via_a's
+ * frame is 32 bytes
  * bigger than via_b's and it asks rbp_framed for 32 bytes less, so
  * rbp_pass's frame, and malloc's, lie at the same address under either:
  * the two stacks differ only in rbp (rbp_framed's frame), which the walk
@@ -74,6 +79,45 @@ rbp_loop:
         .cfi_endproc
         .size rbp_loop, .-rbp_loop
 
+        .globl rbp_mid
+        .type rbp_mid, @function
+rbp_mid:
+        .cfi_startproc
+        pushq %rbx
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbx, 0
+        pushq %rbp
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbp, 0
+        subq $8, %rsp
+        .cfi_adjust_cfa_offset 8
+        movl $24, %edi
+        call malloc@PLT
+        addq $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        popq %rbp
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %rbp
+        popq %rbx
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %rbx
+        ret
+        .cfi_endproc
+        .size rbp_mid, .-rbp_mid
+
+        .globl rbp_pass_mid
+        .type rbp_pass_mid, @function
+rbp_pass_mid:
+        .cfi_startproc
+        subq $8, %rsp
+        .cfi_adjust_cfa_offset 8
+        call rbp_mid
+        addq $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        ret
+        .cfi_endproc
+        .size rbp_pass_mid, .-rbp_pass_mid
+
         .globl rbp_pass
         .type rbp_pass, @function
 rbp_pass:
@@ -98,8 +142,12 @@ rbp_framed:
         movq %rsp, %rbp
         .cfi_def_cfa_register %rbp
         subq %rdi, %rsp
-        call rbp_pass
-        leave
+        testq %rsi, %rsi
+        jz 1f
+        call rbp_pass_mid
+        jmp 2f
+1:      call rbp_pass
+2:      leave
         .cfi_def_cfa %rsp, 8
         ret
         .cfi_endproc
@@ -111,6 +159,7 @@ rbp_via_a:
         .cfi_startproc
         subq $40, %rsp
         .cfi_adjust_cfa_offset 40
+        movq %rdi, %rsi
         movl $16, %edi
         call rbp_framed
 .Lafter_framed_a:
@@ -131,6 +180,7 @@ rbp_via_b:
         movq %rbp, -48(%rsp)
         leaq .Lafter_framed_a(%rip), %rax
         movq %rax, -40(%rsp)
+        movq %rdi, %rsi
         movl $48, %edi
         call rbp_framed
         addq $8, %rsp
