@@ -28,6 +28,17 @@
  * rbp itself tells the stacks apart. */
         .text
 
+/* malloc(24) from a frame whose rsp is 8 bytes off 16: padded around the
+ * call, so that malloc starts with the stack aligned */
+        .macro MALLOC24_PADDED
+        subq $8, %rsp
+        .cfi_adjust_cfa_offset 8
+        movl $24, %edi
+        call malloc@PLT
+        addq $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        .endm
+
         .globl rbp_leaf
         .type rbp_leaf, @function
 rbp_leaf:
@@ -89,12 +100,7 @@ rbp_mid:
         pushq %rbp
         .cfi_adjust_cfa_offset 8
         .cfi_rel_offset %rbp, 0
-        subq $8, %rsp
-        .cfi_adjust_cfa_offset 8
-        movl $24, %edi
-        call malloc@PLT
-        addq $8, %rsp
-        .cfi_adjust_cfa_offset -8
+        MALLOC24_PADDED
         popq %rbp
         .cfi_adjust_cfa_offset -8
         .cfi_restore %rbp
@@ -122,12 +128,7 @@ rbp_pass_mid:
         .type rbp_pass, @function
 rbp_pass:
         .cfi_startproc
-        subq $8, %rsp
-        .cfi_adjust_cfa_offset 8
-        movl $24, %edi
-        call malloc@PLT
-        addq $8, %rsp
-        .cfi_adjust_cfa_offset -8
+        MALLOC24_PADDED
         ret
         .cfi_endproc
         .size rbp_pass, .-rbp_pass
