@@ -42,8 +42,9 @@ UT_INLINE void col_chk_word(col_chk_t *c, uintptr_t a, uint64_t v)
     c->at = (const col_v2u_t *)(a - 8);
 }
 
-/* ... of the bits lo_mask of the word at a (the DWARF unwinder's saved rbp
- * that no frame uses: 0) and the whole word at a + 8 */
+/* A check of the two words at a and a + 8 that compares only the bits
+ * lo_mask of the first (0 for a saved rbp that no frame of the DWARF
+ * walk uses); col_chk_pair compares both whole. */
 UT_INLINE void col_chk_pair_masked(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi,
                                    uint64_t lo_mask)
 {

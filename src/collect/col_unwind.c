@@ -173,10 +173,10 @@ void col_unwind_report(void)
 }
 
 /* The checks of the whole stack of the memo's walk, which started at
- * frame's caller and found node: every word the walk read, and for the
- * DWARF unwinder the hook frame's own two words (the caller's rbp, if
- * the walk used it, and return address: its starting state).  The
- * frame-pointer walk that
+ * frame's caller and found node: every word the walk read (for DWARF, a
+ * saved rbp only if a frame used it), and for the DWARF unwinder the hook
+ * frame's own two words (the caller's rbp, if the walk used it, and
+ * return address: its starting state).  The frame-pointer walk that
  * stopped at a saved frame pointer leading nowhere has that word checked
  * as it is.  They go in the entry, or if more than COL_SC_CHKS in its
  * deep slot `deep` (COL_SC_DEEP checks); a stack with more is not kept.
