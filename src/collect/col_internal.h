@@ -193,9 +193,12 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * The same frame and return address with every check holding is the same
  * stack, with no walk.  Filled the second time a walk from the same frame
  * and return address finds the same stack, when its checks fit: up to
- * COL_SC_CHKS in the entry, up to COL_SC_DEEP in the entry's own slot of
- * the thread's deep checks (a stack of 20-60 frames, common in C++ and in
- * interpreters, would otherwise be walked at every allocation).  Two ways
+ * COL_SC_CHKS in the entry, up to COL_SC_DEEP in the entry's own chunk of
+ * the thread's pool of deep checks (a stack of 20-60 frames, common in
+ * C++ and in interpreters, would otherwise be walked at every
+ * allocation).  The chunk stays the entry's (way's) for the stacks it
+ * keeps later, and grows, by 16 checks, when one needs more
+ * (col_thread_deep).  Two ways
  * per set: one function called at the same depth from two callers has one
  * frame and return address and two stacks. */
 #define COL_SC_SET_BITS 6
@@ -203,6 +206,7 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
 #define COL_SC_WAYS 2
 #define COL_SC_CHKS 20 /* even: entries hold pairs of checks (col_chk_pad) */
 #define COL_SC_DEEP 128 /* even; a walk of max_depth 64 frames makes 65-129 */
+#define COL_SC_POOL (COL_SC_SETS * COL_SC_WAYS * 96) /* deep checks per thread */
 typedef struct col_sc_entry {
     const void *frame;  /* NULL: empty */
     uintptr_t ra;
@@ -212,7 +216,8 @@ typedef struct col_sc_entry {
     uint32_t site;      /* of (node, key) */
     uint64_t key;       /* UINT64_MAX: none */
     col_count_t *cnt;   /* the owner's counters of site */
-    const col_chk_t *chk_at; /* its checks: chk, or its deep slot */
+    const col_chk_t *chk_at; /* its checks: chk, or its deep chunk */
+    uint32_t deep_off, deep_cap; /* its chunk of sc_pool, in checks (cap 0: none) */
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
 
@@ -282,15 +287,17 @@ typedef struct col_thread {
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
     int shared;              /* the late-events state, used under a lock */
-    /* The rest (~1 MB: the cache's sets 128 KB, their deep checks 768 KB)
-     * is mapped zero and touched a page at a time, as used.  Counters by
-     * site id, in leaves mapped on first use (release). */
+    /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
+     * 576 KB) is mapped zero and touched a page at a time, as used.
+     * Counters by site id, in leaves mapped on first use (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
     /* Owner only: the stacks it allocated from lately, and the checks of
-     * those too deep for their entry (sc_deep[set * COL_SC_WAYS + way];
-     * 6 KB each, whose pages only deep stacks touch). */
+     * those too deep for their entry, in chunks handed out from the start
+     * of sc_pool (sc_pool_used checks so far; col_thread_deep), so that
+     * the pages touched are about the checks kept. */
     col_sc_set_t sc[COL_SC_SETS];
-    col_chk_t sc_deep[COL_SC_SETS * COL_SC_WAYS][COL_SC_DEEP];
+    uint32_t sc_pool_used;
+    col_chk_t sc_pool[COL_SC_POOL];
     /* Owner only: pages touched only by stacks that allocate several
      * sizes. */
     col_site_memo_t site_memo[COL_SITE_MEMO];
@@ -338,6 +345,9 @@ int col_thread_max_live(void);           /* most threads alive at once */
 int col_thread_seen(void);               /* threads that ever attached */
 col_thread_t *col_thread_all(void);      /* head of the registry list */
 col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site);
+/* Room for n deep checks (COL_SC_CHKS < n <= COL_SC_DEEP) of entry e of
+ * t's cache: e's chunk of t's pool, grown if too small (owner only). */
+col_chk_t *col_thread_deep(col_thread_t *t, col_sc_entry_t *e, uint32_t n);
 int col_thread_live_count(void);
 void col_thread_lock_shared(void);
 void col_thread_unlock_shared(void);
@@ -802,7 +812,7 @@ UT_INLINE int col_unwind_memo(void)
 uint32_t col_unwind_libunwind(int max);   /* libunwind for this call */
 /* Fill e with the stack the last walk of this thread found, node, from
  * the unwinder's memo; e->frame is NULL when it cannot be cached. */
-void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uint32_t node,
+void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uint32_t node,
                       uint32_t epoch);
 /* HEAPSCOPE_UNWIND_VERIFY: the cache said `cached`, the walk `node`. */
 void col_unwind_verify_cache(uint32_t cached, uint32_t node);

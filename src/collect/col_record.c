@@ -284,8 +284,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
         col_sc_entry_t *before = guessed ? NULL : sc_seen(set, frame, ra, node);
         e = before ? before : sc_free_way(set);
         if (before) {
-            size_t way = (size_t)(e - set->way), at = (size_t)(set - t->sc);
-            col_unwind_cache(e, t->sc_deep[at * COL_SC_WAYS + way], frame, node, epoch);
+            col_unwind_cache(t, e, frame, node, epoch);
         } else {
             e->frame = frame; /* first sight; epoch 0 keeps the fast path away */
             e->ra = ra;

@@ -160,9 +160,15 @@ col_thread_t *col_thread_attach(void)
      * first write replaces (see UT_WRITE_FIRST); in a recycled one only
      * used entries are written. */
     for (unsigned i = 0; i < COL_SC_SETS && !fresh; i++)
-        for (int w = 0; w < COL_SC_WAYS; w++)
-            if (t->sc[i].way[w].frame)
-                t->sc[i].way[w].frame = NULL;
+        for (int w = 0; w < COL_SC_WAYS; w++) {
+            col_sc_entry_t *e = &t->sc[i].way[w];
+            if (e->frame)
+                e->frame = NULL;
+            if (e->deep_cap)
+                e->deep_cap = 0; /* the pool starts over */
+        }
+    if (t->sc_pool_used)
+        t->sc_pool_used = 0;
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */
@@ -234,6 +240,38 @@ UT_COLD col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site)
     col_count_t *e = &leaf[site & (COL_COUNT_LEAF - 1)];
     UT_WRITE_FIRST(e->peak_blocks); /* as col_thread_count_mapped */
     return e;
+}
+
+/* ---- deep checks of the recent-stacks cache ------------------------------ */
+
+/* Chunks are handed out from the start of the pool, in multiples of 16
+ * checks, one per entry (way) that ever kept a deep stack, and kept by
+ * it: the stacks an entry keeps one after another are about as deep, so
+ * it seldom grows (its old chunk is then lost until the pool starts
+ * over).  A full pool starts over: every entry holding a deep stack is
+ * emptied (the next two allocations from it walk again).  The pages
+ * touched are about the checks the cache holds, not 6 KB per entry. */
+col_chk_t *col_thread_deep(col_thread_t *t, col_sc_entry_t *e, uint32_t n)
+{
+    if (e->deep_cap >= n)
+        return &t->sc_pool[e->deep_off];
+    uint32_t cap = (n + 15) & ~15u;
+    if (t->sc_pool_used + cap > COL_SC_POOL) {
+        for (unsigned i = 0; i < COL_SC_SETS; i++)
+            for (int w = 0; w < COL_SC_WAYS; w++) {
+                col_sc_entry_t *x = &t->sc[i].way[w];
+                if (x->deep_cap == 0)
+                    continue;
+                if (x->chk_at != x->chk)
+                    x->frame = NULL;
+                x->deep_cap = 0;
+            }
+        t->sc_pool_used = 0;
+    }
+    e->deep_off = t->sc_pool_used;
+    e->deep_cap = cap;
+    t->sc_pool_used += cap;
+    return &t->sc_pool[e->deep_off];
 }
 
 /* ---- fork --------------------------------------------------------------- */

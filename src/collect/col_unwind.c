@@ -179,10 +179,11 @@ void col_unwind_report(void)
  * return address: its starting state).  The frame-pointer walk that
  * stopped at a saved frame pointer leading nowhere has that word checked
  * as it is.  They go in the entry, or if more than COL_SC_CHKS in its
- * deep slot `deep` (COL_SC_DEEP checks); a stack with more is not kept.
+ * chunk of t's deep checks (col_thread_deep; up to COL_SC_DEEP checks); a
+ * stack with more is not kept.
  * The entry is stamped with epoch, read before the walk: a module change
  * during the walk leaves it stale, never wrongly valid. */
-void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uint32_t node,
+void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uint32_t node,
                       uint32_t epoch)
 {
     const uintptr_t *f = (const uintptr_t *)frame;
@@ -205,10 +206,10 @@ void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uin
     } else {
         return;
     }
-    uint32_t max = n <= COL_SC_CHKS ? COL_SC_CHKS : COL_SC_DEEP;
-    if (n > max)
+    if (n > COL_SC_DEEP)
         return;
-    col_chk_t *c = max == COL_SC_CHKS ? e->chk : deep;
+    col_chk_t *c = n <= COL_SC_CHKS ? e->chk : col_thread_deep(t, e, n);
+    uint32_t max = n <= COL_SC_CHKS ? COL_SC_CHKS : e->deep_cap;
     if (fm) {
         memcpy(c, fm->chk, n * sizeof *c);
         if (fm->end == COL_FP_END_NEXT)

@@ -135,10 +135,10 @@ uint32_t col_unwind_libunwind(int max)
 }
 
 /* No memo of a real walk to keep: the stub's stacks are never cached. */
-void col_unwind_cache(col_sc_entry_t *e, col_chk_t *deep, const void *frame, uint32_t node,
+void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uint32_t node,
                       uint32_t epoch)
 {
-    (void)deep, (void)frame, (void)node, (void)epoch;
+    (void)t, (void)frame, (void)node, (void)epoch;
     e->frame = NULL;
 }
 
