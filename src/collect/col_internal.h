@@ -198,12 +198,15 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * C++ and in interpreters, would otherwise be walked at every
  * allocation).  The chunk stays the entry's (way's) for the stacks it
  * keeps later, and grows, by 16 checks, when one needs more
- * (col_thread_deep).  Two ways
- * per set: one function called at the same depth from two callers has one
- * frame and return address and two stacks. */
-#define COL_SC_SET_BITS 6
+ * (col_thread_deep).  Four ways per set: one function called at the same
+ * depth from two callers has one frame and return address and two
+ * stacks, and with two ways three hot stacks whose frames and return
+ * addresses fall in one set evicted each other at every allocation
+ * (wl-deep, in some address layouts: 958 -> 859 instructions per
+ * allocation and free in fp mode with four ways). */
+#define COL_SC_SET_BITS 5
 #define COL_SC_SETS (1u << COL_SC_SET_BITS)
-#define COL_SC_WAYS 2
+#define COL_SC_WAYS 4
 #define COL_SC_CHKS 20 /* even: entries hold pairs of checks (col_chk_pad) */
 #define COL_SC_DEEP 128 /* even; a walk of max_depth 64 frames makes 65-129 */
 #define COL_SC_POOL (COL_SC_SETS * COL_SC_WAYS * 96) /* deep checks per thread */
@@ -221,21 +224,21 @@ typedef struct col_sc_entry {
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
 
-/* A set is 2 KB, found with a shift (unpadded, 2,016 bytes, the set's
- * address costs 5 more instructions per allocation).  The price: the
- * entries' first lines fall in 4 of the 64 sets of a 32 KB 8-way L1, so
- * a program rotating through more than ~24 hot stacks reads some of them
- * from L2; still cheaper than a walk.  64 sets (128 KB of address space,
- * whose pages only the sets a thread uses touch): a program with many
+/* A set is 4 KB, found with a shift (unpadded, the set's address costs
+ * 5 more instructions per allocation).  The price: the entries' first
+ * lines fall in 16 of the 64 sets of a 32 KB 8-way L1, so a program
+ * rotating through more than ~100 hot stacks reads some of them from L2;
+ * still cheaper than a walk.  128 entries (128 KB of address space, whose
+ * pages only the sets a thread uses touch): a program with many
  * allocating call sites, such as an interpreter, evicted its stacks from
- * 16 (python3 running a JSON script, 985k allocations: 385k DWARF walks
- * and 1,804M instructions with 16 sets, 239k and 1,584M with 64; 256
- * sets, 1,544M). */
+ * 32 (python3 running a JSON script, 985k allocations: 385k DWARF walks
+ * and 1,804M instructions with 16 sets of 2, 239k and 1,584M with 64
+ * sets of 2). */
 typedef struct col_sc_set {
     col_sc_entry_t way[COL_SC_WAYS];
 } UT_ALIGNED(64) col_sc_set_t;
-_Static_assert(sizeof(col_sc_set_t) == 1u << 11, "a set's size is a power of two (col_sc_set)");
-_Static_assert(COL_SC_SET_BITS + 11 <= 64, "col_sc_set's offset fits the hash");
+_Static_assert(sizeof(col_sc_set_t) == 1u << 12, "a set's size is a power of two (col_sc_set)");
+_Static_assert(COL_SC_SET_BITS + 12 <= 64, "col_sc_set's offset fits the hash");
 _Static_assert(COL_SC_CHKS % 2 == 0 && COL_SC_DEEP % 2 == 0,
                "col_chk_pad keeps an entry's checks even");
 
@@ -245,7 +248,7 @@ _Static_assert(COL_SC_CHKS % 2 == 0 && COL_SC_DEEP % 2 == 0,
 UT_INLINE col_sc_set_t *col_sc_set(col_sc_set_t *sc, const void *frame, uintptr_t ra)
 {
     uint64_t h = ((uintptr_t)frame ^ ra) * 0x9e3779b97f4a7c15ull;
-    size_t off = (size_t)(h >> (64 - COL_SC_SET_BITS - 11)) & ((size_t)(COL_SC_SETS - 1) << 11);
+    size_t off = (size_t)(h >> (64 - COL_SC_SET_BITS - 12)) & ((size_t)(COL_SC_SETS - 1) << 12);
     return (col_sc_set_t *)((char *)sc + off);
 }
 
@@ -297,6 +300,7 @@ typedef struct col_thread {
      * the pages touched are about the checks kept. */
     col_sc_set_t sc[COL_SC_SETS];
     uint32_t sc_pool_used;
+    uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
     col_chk_t sc_pool[COL_SC_POOL];
     /* Owner only: pages touched only by stacks that allocate several
      * sizes. */

@@ -1,6 +1,6 @@
 /* col_record.c - the recording paths that are not the common case (the
  * common case is inline in the hooks, col_record.h): a stack not in way 0
- * of the thread's cache of recent stacks (the other way, or a walk), a
+ * of the thread's cache of recent stacks (the other ways, or a walk), a
  * size new to a cached stack, sizes above PF_EXACT_SIZE_MAX, a thread's
  * first event and events after its exit, realloc's two halves, and the
  * global heap counter and peak.
@@ -163,15 +163,16 @@ static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t r
 
 /* The way of set to keep a stack the set has not seen from its frame and
  * return address: an empty way, or one waiting for its second sight, or
- * way 1, so that way 0, the fast path's, keeps a stack it can take. */
-static col_sc_entry_t *sc_free_way(col_sc_set_t *set)
+ * ways 1 to 3 in turn (the thread's count of such fills), so that way 0,
+ * the fast path's, keeps a stack it can take. */
+static col_sc_entry_t *sc_free_way(col_thread_t *t, col_sc_set_t *set)
 {
     for (int w = 0; w < COL_SC_WAYS; w++) {
         col_sc_entry_t *e = &set->way[w];
         if (!e->frame || e->epoch == 0)
             return e;
     }
-    return &set->way[1];
+    return &set->way[1 + t->sc_victim++ % (COL_SC_WAYS - 1)];
 }
 
 /* A col_node_next word: node (26 bits) | site (24 bits) | size key (14
@@ -238,7 +239,7 @@ static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col
 }
 
 /* An allocation whose stack is not in way 0 of its set in the thread's
- * cache of recent stacks: way 1, else unwind, and keep the stack in the
+ * cache of recent stacks: ways 1 to 3, else unwind, and keep the stack in the
  * set for the next allocation from the same frame and return address.
  * The stack and site allocated from after the previous allocation's stack
  * last time are the guess (col_node_next). */
@@ -249,6 +250,10 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
     uint32_t epoch = col_sc_epoch();
     col_sc_entry_t *e = &set->way[1];
     int cached = col_sc_hit(e, frame, ra, epoch);
+    for (int w = 2; w < COL_SC_WAYS && !cached; w++) {
+        e = &set->way[w];
+        cached = col_sc_hit(e, frame, ra, epoch);
+    }
     if (cached && !col_config.verify_unwind) {
         t->memo_node = e->node;
         return UT_LIKELY(key == e->key) ? e->site : col_record_entry_site(t, e, key);
@@ -282,7 +287,7 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
          * second sight), or again if they no longer hold (a word changed,
          * or the modules did); a taken guess was not seen (walk_stack) */
         col_sc_entry_t *before = guessed ? NULL : sc_seen(set, frame, ra, node);
-        e = before ? before : sc_free_way(set);
+        e = before ? before : sc_free_way(t, set);
         if (before) {
             col_unwind_cache(t, e, frame, node, epoch);
         } else {

@@ -169,12 +169,12 @@ UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t k
 /* The site of an allocation of size key `key` above frame that way 0 of
  * its cache set does not answer with its own key: way 0 holds the stack
  * (hit) and t's site memo has the pair, with t's counters of it in *cnt;
- * else the site index (hit) or the other way and a walk, *cnt untouched. */
+ * else the site index (hit) or the other ways and a walk, *cnt untouched. */
 UT_INLINE uint32_t col_record_site_miss(col_thread_t *t, const void *frame, uint64_t key,
                                         col_sc_set_t *set, int hit, col_count_t **cnt)
 {
     if (!hit)
-        return col_record_walk(t, frame, key, set); /* the other way first */
+        return col_record_walk(t, frame, key, set); /* the other ways first */
     col_sc_entry_t *e = &set->way[0];
     t->memo_node = e->node;
     uint32_t site = col_site_memo_find(t, e->node, key, cnt); /* another size */
