@@ -197,8 +197,8 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * the thread's pool of deep checks (a stack of 20-60 frames, common in
  * C++ and in interpreters, would otherwise be walked at every
  * allocation).  The chunk stays the entry's (way's) for the stacks it
- * keeps later, and grows, by 16 checks, when one needs more
- * (col_thread_deep).  Four ways per set: one function called at the same
+ * keeps later; one that needs more gets a new chunk, of the next multiple
+ * of 16 checks, and the old one is left (col_thread_deep).  Four ways per set: one function called at the same
  * depth from two callers has one frame and return address and two
  * stacks, and with two ways three hot stacks whose frames and return
  * addresses fall in one set evicted each other at every allocation
@@ -224,11 +224,13 @@ typedef struct col_sc_entry {
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
 
-/* A set is 4 KB, found with a shift (unpadded, the set's address costs
- * 5 more instructions per allocation).  The price: the entries' first
- * lines fall in 16 of the 64 sets of a 32 KB 8-way L1, so a program
- * rotating through more than ~100 hot stacks reads some of them from L2;
- * still cheaper than a walk.  128 entries (128 KB of address space, whose
+/* A set is 4 KB (four 1 KB entries), found with a shift (a size that is
+ * not a power of two costs 5 more instructions per allocation).  The
+ * price: the entries' first lines fall in 4 of the 64 sets of a 32 KB
+ * 8-way L1, one per way, so the first lines of way 0, the fast path's,
+ * share 8 lines of L1 (16 with 2 KB sets of two ways): a program rotating
+ * through more than ~8 hot stacks of different sets reads some of them
+ * from L2; still cheaper than a walk.  128 entries (128 KB of address space, whose
  * pages only the sets a thread uses touch): a program with many
  * allocating call sites, such as an interpreter, evicted its stacks from
  * 32 (python3 running a JSON script, 985k allocations: 385k DWARF walks

@@ -167,7 +167,7 @@ col_thread_t *col_thread_attach(void)
             if (e->deep_cap)
                 e->deep_cap = 0; /* the pool starts over */
         }
-    if (t->sc_pool_used)
+    if (!fresh)
         t->sc_pool_used = 0;
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);

@@ -145,7 +145,7 @@ def main(t):
         n = guessed(p)
         t.true("guess-outer-fp: stacks taken from the guess", n >= 20000, "%d guessed" % n)
     # stacks deeper than a cache entry's own checks (hs_deep.c): kept in the
-    # entry's deep slot, and told apart only by the words of their outermost
+    # entry's chunk of deep checks, and told apart only by the words of their outermost
     # frames (19 of each round's 20 allocations are the cache's to answer)
     for mode in ("dwarf", "fp"):
         p = check(t, "deep-" + mode, "hs_deep", [], 40000, opts=["--unwind", mode], cached=30000)

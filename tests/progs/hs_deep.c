@@ -8,7 +8,7 @@
  * them.  Under either side deep_leaf's frame and return address are the
  * same, and so are the words of every frame but the outermost ones: the
  * recorder's cache of recent stacks must keep each side's stack (more
- * than 20 checks: in the entry's deep slot) and tell them apart by the
+ * than 20 checks: in the entry's chunk of deep checks) and tell them apart by the
  * words of the side's frame.  2,000 rounds, every fourth under side b.
  *
  * Allocations: 40,000, 40,000 frees, 1,600,000 bytes; 30,000 under
