@@ -1,8 +1,9 @@
 """e2e_signal: HEAPSCOPE_SIGNAL=USR2 writes a profile on demand (hs_signal.c).
 
 hs_signal makes 3 x 100 bytes in before_signal_site, raises SIGUSR2, waits
-until the profile file exists (the collector renames a complete file into
-place), makes 2 x 100 in after_signal_site and SIGKILLs itself.  The flush
+until the profile file is not empty (the collector claims the name with an
+empty file, then renames a complete file over it), makes 2 x 100 in
+after_signal_site and SIGKILLs itself.  The flush
 interval is an hour, so the file on disk is the one SIGUSR2 produced: it has
 before_signal_site and not after_signal_site, and is not final.
 """

@@ -2,8 +2,11 @@
  *
  * usage: hs_signal PROFILE-PATH   (run with a long --interval)
  * before_signal_site: 3 x malloc(100), kept.  Then raise(SIGUSR2) and wait
- * (up to 10 s) for PROFILE-PATH to appear (the collector renames a complete
- * file into place), then after_signal_site: 2 x malloc(100), and SIGKILL:
+ * (up to 10 s) for PROFILE-PATH to be a profile: the collector first claims
+ * the name with an empty file (col_output.c), then renames a complete file
+ * over it, so an empty file is not yet the profile (waiting only for the
+ * name failed 1 run in ~300 under load).  Then after_signal_site: 2 x
+ * malloc(100), and SIGKILL:
  * the profile on disk is the one the signal wrote, without after_signal_site.
  * Exits 98 if the file never appears. */
 #define _POSIX_C_SOURCE 200809L
@@ -37,7 +40,7 @@ int main(int argc, char **argv)
     before_signal_site(before);
     raise(SIGUSR2);
     int waited_ms = 0;
-    while (stat(argv[1], &st) != 0) {
+    while (stat(argv[1], &st) != 0 || st.st_size == 0) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
         if ((waited_ms += 10) > 10000) {
