@@ -307,7 +307,7 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     if (keep >= 0) {
         node = m->w[keep].node;
         nchk = m->w[keep].chk_end;
-        used = (uintptr_t)(intptr_t)(int16_t)m->w[keep].bp_used;
+        used = col_cfi_bp_mask(&m->w[keep]);
         at = keep + 1;
     } else {
         node = end == COL_CFI_TRUNC ? COL_NODE_TRUNC : 0;

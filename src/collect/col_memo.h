@@ -162,6 +162,13 @@ typedef struct col_cfi_frame { /* 32 bytes */
     uint16_t bp_used; /* the walk from here reads bp: 0xffff, else 0 */
 } col_cfi_frame_t;
 
+/* w's bp_used as a mask of a word's bits: ~0 if the walk from w reads
+ * its bp, else 0. */
+UT_INLINE uintptr_t col_cfi_bp_mask(const col_cfi_frame_t *w)
+{
+    return (uintptr_t)(intptr_t)(int16_t)w->bp_used;
+}
+
 typedef struct col_cfi_new { /* a frame of the current walk (its ip: tmp_ip) */
     uintptr_t sp, bp;
     uintptr_t bp_at;         /* where its step read rbp; 0: not read, 1: no step */

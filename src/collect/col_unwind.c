@@ -216,8 +216,8 @@ void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uin
             col_chk_pair(&c[0], fm->w[0].fp, *(const uintptr_t *)fm->w[0].fp, fm->chk[0].want[1]);
     } else {
         /* the hook's caller's rbp only if the walk from there used it */
-        uintptr_t used = cm->w[cm->m - 1].bp_used ? ~(uintptr_t)0 : 0;
-        col_chk_pair_masked(&c[0], (uintptr_t)frame, f[0], f[1], used);
+        col_chk_pair_masked(&c[0], (uintptr_t)frame, f[0], f[1],
+                            col_cfi_bp_mask(&cm->w[cm->m - 1]));
         memcpy(c + 1, cm->chk, (n - 1) * sizeof *c);
     }
     e->ra = f[1];
