@@ -124,6 +124,22 @@ int col_thread_init(void)
     return pthread_key_create(&exit_key, on_thread_exit) == 0 ? 0 : -1;
 }
 
+/* Hand t's pool of deep checks out from its start again: every entry
+ * whose checks are in it is emptied, and loses its chunk. */
+static void pool_start_over(col_thread_t *t)
+{
+    for (unsigned i = 0; i < COL_SC_SETS; i++)
+        for (int w = 0; w < COL_SC_WAYS; w++) {
+            col_sc_entry_t *x = &t->sc[i].way[w];
+            if (x->deep_cap == 0)
+                continue;
+            if (x->chk_at != x->chk)
+                x->frame = NULL;
+            x->deep_cap = 0;
+        }
+    t->sc_pool_used = 0;
+}
+
 /* The calling thread's state, attaching one (recycled or new) if needed;
  * the shared late state once the thread is exiting; NULL if no memory. */
 col_thread_t *col_thread_attach(void)
@@ -160,15 +176,11 @@ col_thread_t *col_thread_attach(void)
      * first write replaces (see UT_WRITE_FIRST); in a recycled one only
      * used entries are written. */
     for (unsigned i = 0; i < COL_SC_SETS && !fresh; i++)
-        for (int w = 0; w < COL_SC_WAYS; w++) {
-            col_sc_entry_t *e = &t->sc[i].way[w];
-            if (e->frame)
-                e->frame = NULL;
-            if (e->deep_cap)
-                e->deep_cap = 0; /* the pool starts over */
-        }
+        for (int w = 0; w < COL_SC_WAYS; w++)
+            if (t->sc[i].way[w].frame)
+                t->sc[i].way[w].frame = NULL;
     if (!fresh)
-        t->sc_pool_used = 0;
+        pool_start_over(t);
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */
@@ -256,18 +268,8 @@ col_chk_t *col_thread_deep(col_thread_t *t, col_sc_entry_t *e, uint32_t n)
     if (e->deep_cap >= n)
         return &t->sc_pool[e->deep_off];
     uint32_t cap = (n + 15) & ~15u;
-    if (t->sc_pool_used + cap > COL_SC_POOL) {
-        for (unsigned i = 0; i < COL_SC_SETS; i++)
-            for (int w = 0; w < COL_SC_WAYS; w++) {
-                col_sc_entry_t *x = &t->sc[i].way[w];
-                if (x->deep_cap == 0)
-                    continue;
-                if (x->chk_at != x->chk)
-                    x->frame = NULL;
-                x->deep_cap = 0;
-            }
-        t->sc_pool_used = 0;
-    }
+    if (t->sc_pool_used + cap > COL_SC_POOL)
+        pool_start_over(t);
     e->deep_off = t->sc_pool_used;
     e->deep_cap = cap;
     t->sc_pool_used += cap;
