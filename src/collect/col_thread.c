@@ -49,19 +49,21 @@ static col_thread_t *state_new(void)
  * thread's.  Frames deeper than this are walked as a foreign stack's. */
 #define STACK_TRUSTED_MAX ((uintptr_t)256 << 20)
 
-/* The main thread's stack where glibc cannot say (it reads
- * /proc/self/maps, which a chroot or a container may lack): from the
- * stack pointer the process started with (__libc_stack_end, the loader's)
- * to the end of its page, everything down to the current frame is the
- * live stack; below it, the stack limit's worth of addresses is kept for
- * the stack's growth (the kernel places mappings below that). */
+/* The main thread's stack, without asking glibc: for the initial thread
+ * pthread_getattr_np reads /proc/self/maps with fopen, getline and sscanf,
+ * whose code pages (128 KB of libc with the kernel's fault-around) the
+ * program itself may never touch, and which a chroot or a container may
+ * lack.  From the stack pointer the process started with
+ * (__libc_stack_end, the loader's) to the end of its page, everything down
+ * to the current frame is the live stack; below it, the stack limit's
+ * worth of addresses is kept for the stack's growth (the kernel places
+ * mappings below that). */
 extern void *__libc_stack_end;
 
 static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
 {
     struct rlimit rl;
-    if (gettid() != getpid() || __libc_stack_end == NULL ||
-        getrlimit(RLIMIT_STACK, &rl) != 0)
+    if (__libc_stack_end == NULL || getrlimit(RLIMIT_STACK, &rl) != 0)
         return -1;
     *hi = ((uintptr_t)__libc_stack_end | 4095) + 1;
     uintptr_t size = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > STACK_TRUSTED_MAX
@@ -71,11 +73,23 @@ static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
     return 0;
 }
 
+/* A thread running inside the main stack's bounds is the initial thread
+ * (nothing else is mapped there); any other, or the initial thread on a
+ * stack of its own (a child forked from another thread runs on that
+ * thread's stack), asks glibc, which knows its threads' stacks without
+ * /proc. */
 static void set_stack_bounds(col_thread_t *t)
 {
     pthread_attr_t attr;
     void *addr;
     size_t size;
+    uintptr_t lo = 0, hi = 0, sp = (uintptr_t)__builtin_frame_address(0);
+    int have_main = main_stack_bounds(&lo, &hi) == 0;
+    if (have_main && sp >= lo && sp < hi) {
+        t->stack_lo = lo;
+        t->stack_hi = hi;
+        return;
+    }
     t->stack_lo = 0;
     t->stack_hi = UINTPTR_MAX;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -86,8 +100,7 @@ static void set_stack_bounds(col_thread_t *t)
         }
         pthread_attr_destroy(&attr);
     }
-    uintptr_t lo, hi;
-    if (t->stack_hi == UINTPTR_MAX && main_stack_bounds(&lo, &hi) == 0) {
+    if (t->stack_hi == UINTPTR_MAX && have_main && gettid() == getpid()) {
         t->stack_lo = lo;
         t->stack_hi = hi;
     }

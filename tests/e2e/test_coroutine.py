@@ -8,7 +8,11 @@ counts its walks of stacks not the thread's own: the coroutine's 200, and
 none in a single-threaded program run without /proc (hs_single in a mount
 namespace where /proc is unmounted), whose main-thread stack bounds glibc
 cannot read there and the collector takes from the loader's
-__libc_stack_end instead.
+__libc_stack_end instead.  It takes them from there with /proc too: glibc
+would read /proc/self/maps with stdio and sscanf, whose code pages the
+program may never touch (~128 KB of peak RSS), so under strace neither
+hs_single nor hs_threads (whose other threads' bounds glibc knows without
+/proc) may open that file, in either mode.
 
 Under a seccomp filter that kills the process at process_vm_readv(2)
 (hs_coroutine prctl|syscall|prctl-exec installs one each way, the last
@@ -61,6 +65,7 @@ def main(t):
         ref[mode] = check_profile(t, mode, r)
     check_verified(t)
     check_no_proc(t)
+    check_no_maps(t)
     check_seccomp(t, ref)
 
 
@@ -89,6 +94,23 @@ def frame_names(p, name):
     """Function names of each stack with a frame for `name`, sorted."""
     return sorted([f.get("function") or f.get("address") or "??" for f in st.get("frames", [])]
                   for st in p.stacks_with(name))
+
+
+def check_no_maps(t):
+    """The collector must not open /proc/self/maps to learn any thread's
+    stack bounds (strace -f, every process and thread)."""
+    for prog, allocations in (("hs_single", 150), ("hs_threads", 16016)):
+        for mode in ("fp", "dwarf"):
+            trace = os.path.join(t.dir, "maps-%s-%s.strace" % (prog, mode))
+            r = t.run(prog, out="maps-%s-%s.hsp" % (prog, mode), opts=["--unwind", mode],
+                      wrap=["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", trace])
+            t.check_summary(t.report(r.out), allocations=allocations, final=True)
+            with open(trace) as f:
+                lines = f.readlines()
+            t.true("%s %s: strace saw the profile written" % (prog, mode),
+                   any(".hsp.tmp" in line for line in lines))
+            t.eq("%s %s: opens of /proc/self/maps" % (prog, mode), [],
+                 [line for line in lines if "/proc/self/maps" in line])
 
 
 def check_seccomp(t, ref):
