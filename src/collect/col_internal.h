@@ -70,7 +70,7 @@ UT_INLINE uint32_t col_config_id_limit(long fault, uint32_t max)
 void *col_vm_map(size_t size);                  /* zeroed, MAP_NORESERVE; NULL */
 void *col_vm_map_populated(size_t size);        /* the same, every page mapped now */
 void col_vm_unmap(void *p, size_t size);        /* p may be NULL */
-void col_vm_release(void *p, size_t size);      /* pages given back, read as zeros */
+int col_vm_release(void *p, size_t size);       /* pages given back, read as zeros; -1: refused */
 void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* moved; NULL */
 
 /* ---- real allocator (col_boot.c) -------------------------------------- */

@@ -137,6 +137,20 @@ int col_thread_init(void)
     return pthread_key_create(&exit_key, on_thread_exit) == 0 ? 0 : -1;
 }
 
+/* Empty the entries of t's sets [from, to), and take their deep checks
+ * from them.  An entry in use is written, an empty one only read. */
+static void sc_clear(col_thread_t *t, unsigned from, unsigned to)
+{
+    for (unsigned i = from; i < to; i++)
+        for (int w = 0; w < COL_SC_WAYS; w++) {
+            col_sc_entry_t *x = &t->sc[i].way[w];
+            if (x->frame)
+                x->frame = NULL;
+            if (x->deep_cap)
+                x->deep_cap = 0;
+        }
+}
+
 /* Hand t's pool of deep checks out from its start again: every entry
  * whose checks are in it is emptied, and loses its chunk. */
 static void pool_start_over(col_thread_t *t)
@@ -151,6 +165,26 @@ static void pool_start_over(col_thread_t *t)
             x->deep_cap = 0;
         }
     t->sc_pool_used = 0;
+}
+
+/* A recycled state's recent stacks were the previous owner's: empty them.
+ * Their sets are chosen by the frame's address, which differs from thread
+ * to thread, so a state that many short-lived threads owned in turn
+ * (larson's generations, a thread pool that restarts) had touched every
+ * set, 128 KB, and its pool; their pages go back to the kernel instead,
+ * all but the first page's entries, which are emptied in place.  Without
+ * madvise, every entry is. */
+static void sc_recycle(col_thread_t *t)
+{
+    uintptr_t lo = ((uintptr_t)&t->sc[0] + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = (uintptr_t)&t->site_memo[0] & ~(uintptr_t)4095;
+    unsigned kept = (unsigned)((lo - (uintptr_t)&t->sc[0] + sizeof t->sc[0] - 1) / sizeof t->sc[0]);
+    if (col_vm_release((void *)lo, hi - lo) == 0) {
+        sc_clear(t, 0, kept); /* sc_pool_used and the rest read 0 now */
+    } else {
+        sc_clear(t, 0, COL_SC_SETS);
+        t->sc_pool_used = 0;
+    }
 }
 
 /* The calling thread's state, attaching one (recycled or new) if needed;
@@ -184,16 +218,10 @@ col_thread_t *col_thread_attach(void)
         ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
-    /* the recent stacks were the previous owner's.  A new state's are
-     * empty and not even read: a read would map the zero page that the
-     * first write replaces (see UT_WRITE_FIRST); in a recycled one only
-     * used entries are written. */
-    for (unsigned i = 0; i < COL_SC_SETS && !fresh; i++)
-        for (int w = 0; w < COL_SC_WAYS; w++)
-            if (t->sc[i].way[w].frame)
-                t->sc[i].way[w].frame = NULL;
+    /* a new state's recent stacks are empty and not even read: a read
+     * would map the zero page that the first write replaces */
     if (!fresh)
-        pool_start_over(t);
+        sc_recycle(t);
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */

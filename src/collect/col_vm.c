@@ -36,13 +36,14 @@ void col_vm_unmap(void *p, size_t size)
 }
 
 /* Give the pages of a mapping that stays mapped back to the kernel: they
- * read as zeros (the shared zero page, no memory) until written again. */
-void col_vm_release(void *p, size_t size)
+ * read as zeros (the shared zero page, no memory) until written again.
+ * 0, or -1 if the kernel refused (they are then as they were). */
+int col_vm_release(void *p, size_t size)
 {
     int saved = errno; /* called from the allocation hooks */
-    if (p && size)
-        madvise(p, size, MADV_DONTNEED);
+    int rc = p && size ? madvise(p, size, MADV_DONTNEED) : 0;
     errno = saved;
+    return rc == 0 ? 0 : -1;
 }
 
 /* A new mapping and a copy, not mremap: ThreadSanitizer does not see
