@@ -49,49 +49,31 @@ static col_thread_t *state_new(void)
  * thread's.  Frames deeper than this are walked as a foreign stack's. */
 #define STACK_TRUSTED_MAX ((uintptr_t)256 << 20)
 
-/* The main thread's stack, without asking glibc: for the initial thread
- * pthread_getattr_np reads /proc/self/maps with fopen, getline and sscanf,
- * whose code pages (128 KB of libc with the kernel's fault-around) the
- * program itself may never touch, and which a chroot or a container may
- * lack.  From the stack pointer the process started with
- * (__libc_stack_end, the loader's) to the end of its page, everything down
- * to the current frame is the live stack; below it, the stack limit's
- * worth of addresses is kept for the stack's growth (the kernel places
- * mappings below that). */
-extern void *__libc_stack_end;
+/* The initial thread (pthread_self() there), if col_thread_init ran in
+ * it; a child forked from another thread is not it, and runs on that
+ * thread's stack. */
+static pthread_t initial_thread;
+static int initial_known;
 
-static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
-{
-    struct rlimit rl;
-    if (__libc_stack_end == NULL || getrlimit(RLIMIT_STACK, &rl) != 0)
-        return -1;
-    *hi = ((uintptr_t)__libc_stack_end | 4095) + 1;
-    uintptr_t size = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > STACK_TRUSTED_MAX
-                         ? STACK_TRUSTED_MAX
-                         : (uintptr_t)rl.rlim_cur;
-    *lo = *hi - size;
-    return 0;
-}
-
-/* A thread running inside the main stack's bounds is the initial thread
- * (nothing else is mapped there); any other, or the initial thread on a
- * stack of its own (a child forked from another thread runs on that
- * thread's stack), asks glibc, which knows its threads' stacks without
- * /proc. */
+/* The thread's stack: for the initial thread col_mainstack.c's answer,
+ * glibc's own without its stdio; for any other glibc's, which it knows
+ * without /proc. */
 static void set_stack_bounds(col_thread_t *t)
 {
     pthread_attr_t attr;
     void *addr;
     size_t size;
-    uintptr_t lo = 0, hi = 0, sp = (uintptr_t)__builtin_frame_address(0);
-    int have_main = main_stack_bounds(&lo, &hi) == 0;
-    if (have_main && sp >= lo && sp < hi) {
-        t->stack_lo = lo;
-        t->stack_hi = hi;
-        return;
-    }
+    uintptr_t lo, hi;
     t->stack_lo = 0;
     t->stack_hi = UINTPTR_MAX;
+    if (initial_known && pthread_equal(pthread_self(), initial_thread) &&
+        gettid() == getpid()) {
+        if (col_main_stack_bounds(STACK_TRUSTED_MAX, &lo, &hi) == 0) {
+            t->stack_lo = lo;
+            t->stack_hi = hi;
+        }
+        return;
+    }
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
             t->stack_hi = (uintptr_t)addr + size;
@@ -99,10 +81,6 @@ static void set_stack_bounds(col_thread_t *t)
                                                    : (uintptr_t)addr;
         }
         pthread_attr_destroy(&attr);
-    }
-    if (t->stack_hi == UINTPTR_MAX && have_main && gettid() == getpid()) {
-        t->stack_lo = lo;
-        t->stack_hi = hi;
     }
 }
 
@@ -127,6 +105,10 @@ static void on_thread_exit(void *arg)
 
 int col_thread_init(void)
 {
+    if (gettid() == getpid()) {
+        initial_thread = pthread_self();
+        initial_known = 1;
+    }
     shared_state = state_new();
     if (!shared_state)
         return -1;

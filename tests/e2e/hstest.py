@@ -158,14 +158,13 @@ class Test:
         return env
 
     def run(self, prog, args=(), out="profile.hsp", opts=(), env=None,
-            stdin=b"", cwd=None, timeout=120, expect_rc=0, wrap=()):
+            stdin=b"", cwd=None, timeout=120, expect_rc=0):
         """Run `heapscope run [-o OUT] OPTS -- PROG ARGS` and return a
         RunResult.  `prog` is a --prog name or an absolute path; `out` is
-        relative to the scratch directory (None: no -o); `wrap` is a command
-        that runs it (strace ...).  Checks the exit status against expect_rc
-        unless it is None."""
+        relative to the scratch directory (None: no -o).  Checks the exit
+        status against expect_rc unless it is None."""
         path = prog if os.path.isabs(prog) else self.prog(prog)
-        argv = list(wrap) + [self.heapscope, "run"]
+        argv = [self.heapscope, "run"]
         outpath = None
         if out is not None:
             outpath = os.path.join(self.dir, out)

@@ -14,7 +14,7 @@
  * `hs_deep N` runs the rounds in N threads one after another (2000 / N
  * rounds each, N divides 2000), each started when the last has exited: every thread
  * after the first takes over the state the last one left, whose recent
- * stacks and deep checks must be emptied, not trusted.
+ * stacks and deep checks are emptied and their pages given back.
  *
  * Allocations: 40,000, 40,000 frees, 1,600,000 bytes; 30,000 under
  * deep_side_a, 10,000 under deep_side_b. */
