@@ -71,10 +71,10 @@ void *col_vm_map(size_t size);                  /* zeroed, MAP_NORESERVE; NULL *
 void *col_vm_map_populated(size_t size);        /* the same, every page mapped now */
 void col_vm_unmap(void *p, size_t size);        /* p may be NULL */
 int col_vm_release(void *p, size_t size);       /* pages given back, read as zeros; -1: refused */
+void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* moved; NULL */
 
 /* col_mainstack.c: the initial thread's stack, at most max_size of it. */
 int col_main_stack_bounds(uintptr_t max_size, uintptr_t *lo, uintptr_t *hi);
-void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* moved; NULL */
 
 /* ---- real allocator (col_boot.c) -------------------------------------- */
 

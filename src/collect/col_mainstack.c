@@ -49,14 +49,15 @@ static int maps_find(uintptr_t addr, uintptr_t *end, uintptr_t *below)
             break;
         for (ssize_t i = 0; i < n && found < 0; i++) {
             char c = buf[i];
+            int d = hex_digit(c);
             if (st == FROM) {
                 if (c == '-')
                     st = TO;
-                else if (hex_digit(c) >= 0)
-                    from = from * 16 + (uintptr_t)hex_digit(c);
+                else if (d >= 0)
+                    from = from * 16 + (uintptr_t)d;
             } else if (st == TO) {
-                if (hex_digit(c) >= 0) {
-                    to = to * 16 + (uintptr_t)hex_digit(c);
+                if (d >= 0) {
+                    to = to * 16 + (uintptr_t)d;
                     continue;
                 }
                 if (from <= addr && addr < to) {
