@@ -1,10 +1,28 @@
-/* cli.h - entry points of the `heapscope` subcommands.
+/* cli.h - entry points of the `heapscope` subcommands, and what the two
+ * executables behind the command give each other.
  *
- * Each takes the arguments after the subcommand name (argv[0] is the
- * subcommand) and returns the process exit status. */
+ * `heapscope` is the launcher (launch.c): it runs `heapscope run` itself
+ * and links nothing but libc, so that the process waiting for the profiled
+ * program loads no analysis library (time and memory it would add to every
+ * profiled run: docs/ARCHITECTURE.md, "The command").  Every other
+ * subcommand, and the summary at the end of `run`, is the analyser's,
+ * `heapscope-analyse` (analyse_main.c), which the launcher execs.
+ *
+ * Each entry point takes the arguments after the subcommand name (argv[0]
+ * is the subcommand) and returns the process exit status. */
 #ifndef CLI_H
 #define CLI_H
 
 int cli_run_main(int argc, char **argv);
+
+/* Print `heapscope run`'s summary of the profile at path to stderr, then
+ * end with exit status `code` (the program's).  In the analyser: prints it
+ * and returns code.  In the launcher: becomes the analyser (exec), and
+ * returns code only if it cannot, after saying so. */
+int cli_run_summary(const char *path, int code);
+
+/* The hidden analyser command the launcher's cli_run_summary execs:
+ * `heapscope-analyse --run-summary PATH CODE`. */
+#define CLI_RUN_SUMMARY_CMD "--run-summary"
 
 #endif

@@ -1,6 +1,8 @@
 /* cli_run.c - `heapscope run`: start a program with libheapscope.so
  * preloaded, wait for it, print a short summary of its profile to stderr and
  * exit with the program's own status (128 + signal if it was killed).
+ * It runs in the launcher (launch.c), which links nothing but libc: the
+ * summary is the analyser's (cli_run_summary).
  *
  * The program keeps stdin, stdout and stderr.  SIGINT and SIGQUIT from the
  * terminal reach the program (same process group) while heapscope ignores
@@ -18,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyse/an_cmd.h"
 #include "cli/cli.h"
 
 typedef struct run_opts {
@@ -328,7 +329,7 @@ int cli_run_main(int argc, char **argv)
             fprintf(stderr, "heapscope: profile written to %s (not a regular file: no summary)\n",
                     path);
         else if (profile_path(&o, child_pid, path, sizeof path) == 0)
-            an_run_summary(path, stderr);
+            return cli_run_summary(path, code);
         else
             fprintf(stderr, "heapscope: no profile was written for pid %d\n", (int)child_pid);
     }

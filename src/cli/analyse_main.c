@@ -1,12 +1,17 @@
-/* main.c - the `heapscope` command: dispatches to a subcommand.
+/* analyse_main.c - `heapscope-analyse`, the analyser behind the
+ * `heapscope` command: dispatches to a subcommand.  The launcher
+ * (launch.c) execs it, with the same arguments, for everything but `run`.
  *
  * Each subcommand is one entry of `commands` below: its name, its entry
  * point (argv[0] is the subcommand's name; it returns the exit status) and
  * the lines `heapscope --help` prints for it.  The entry points live with
- * their code: `run` in cli_run.c, the reports and pictures in src/analyse,
- * `core` in src/corewalk, `bench` in src/allocbench.
+ * their code: `run` in cli_run.c (here too, so that this binary alone is a
+ * whole `heapscope`), the reports and pictures in src/analyse, `core` in
+ * src/corewalk, `bench` in src/allocbench.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "allocbench/ab_cmd.h"
@@ -62,6 +67,26 @@ static void usage(FILE *out)
     fprintf(out, "\n`heapscope COMMAND --help` describes a command; `man heapscope` has it all.\n");
 }
 
+int cli_run_summary(const char *path, int code)
+{
+    an_run_summary(path, stderr);
+    return code;
+}
+
+/* `--run-summary PATH CODE`, from the launcher's cli_run_summary. */
+static int run_summary_main(int argc, char **argv)
+{
+    char *end;
+    errno = 0;
+    long code = argc == 3 ? strtol(argv[2], &end, 10) : -1;
+    if (argc != 3 || errno || *end || code < 0 || code > 255) {
+        fprintf(stderr, "heapscope: usage: heapscope-analyse %s PATH EXIT-STATUS\n",
+                CLI_RUN_SUMMARY_CMD);
+        return 2;
+    }
+    return cli_run_summary(argv[1], (int)code);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -69,6 +94,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, CLI_RUN_SUMMARY_CMD))
+        return run_summary_main(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);

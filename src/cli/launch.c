@@ -1,0 +1,76 @@
+/* launch.c - the `heapscope` command: runs `heapscope run` itself and
+ * hands every other subcommand to the analyser, `heapscope-analyse`
+ * (analyse_main.c), by exec with the same arguments.
+ *
+ * Why two executables: the analyser links libdw, libelf, libstdc++,
+ * protobuf-c and zlib (with liblzma and libbz2 behind libdw).  Loading
+ * them cost every `heapscope run` ~1.2 ms before the program started, and
+ * 2 MB of RSS in the process that waits for it, inside the profiled
+ * program's cgroup (docs/BENCHMARKS.md, "The launcher without the
+ * analysis libraries"); this binary needs only libc.  `run`'s summary at
+ * the end is the analyser's too (cli_run_summary below).
+ *
+ * The analyser is looked for beside this binary (the build tree's bin/),
+ * then in ../libexec/heapscope/ (an installed, relocated tree), then in
+ * the configured libexec directory. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+#define ANALYSER "heapscope-analyse"
+
+/* Path of the analyser into out (cap bytes); -1 if there is none. */
+static int find_analyser(char *out, size_t cap)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        const char *dir = dirname(self);
+        static const char *rel[] = {"/" ANALYSER, "/../libexec/heapscope/" ANALYSER};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+            if (snprintf(out, cap, "%s%s", dir, rel[i]) < (int)cap && access(out, X_OK) == 0)
+                return 0;
+    }
+    snprintf(out, cap, "%s/heapscope/%s", HEAPSCOPE_INSTALL_LIBEXECDIR, ANALYSER);
+    return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+/* Become the analyser with argv (argv[0] stays "heapscope", which its
+ * messages name); returns only if that failed, after saying why. */
+static void exec_analyser(char **argv)
+{
+    char path[PATH_MAX];
+    if (find_analyser(path, sizeof path) < 0) {
+        fprintf(stderr, "heapscope: cannot find %s (beside heapscope, in ../libexec/heapscope or in %s/heapscope)\n",
+                ANALYSER, HEAPSCOPE_INSTALL_LIBEXECDIR);
+        return;
+    }
+    fflush(NULL);
+    execv(path, argv);
+    fprintf(stderr, "heapscope: cannot run %s: %s\n", path, strerror(errno));
+}
+
+int cli_run_summary(const char *path, int code)
+{
+    char status[16];
+    snprintf(status, sizeof status, "%d", code);
+    char *argv[] = {"heapscope", CLI_RUN_SUMMARY_CMD, (char *)path, status, NULL};
+    exec_analyser(argv);
+    fprintf(stderr, "heapscope: no summary; the profile is %s\n", path);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "run"))
+        return cli_run_main(argc - 1, argv + 1);
+    exec_analyser(argv);
+    return 2;
+}
