@@ -33,7 +33,7 @@ int ab_verify_find_lib(const char *file, const char *envvar, char *out, size_t c
     if (n > 0) {
         self[n] = 0;
         char *dir = dirname(self);
-        static const char *rel[] = {"/../lib/", "/../lib/heapscope/"};
+        static const char *rel[] = {"/../lib/", "/" HEAPSCOPE_BIN_TO_LIB "/", "/../lib/heapscope/"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             char cand[2 * PATH_MAX];
             snprintf(cand, sizeof cand, "%s%s%s", dir, rel[i], file);

@@ -31,7 +31,7 @@ int ab_workloads_dir(char *out, size_t cap)
     if (n > 0) {
         self[n] = 0;
         char *dir = dirname(self);
-        static const char *rel[] = {"/../bench", "/../libexec/heapscope"};
+        static const char *rel[] = {"/../bench", "/" HEAPSCOPE_BIN_TO_LIBEXEC "/heapscope"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             char cand[PATH_MAX + 32];
             snprintf(cand, sizeof cand, "%s%s", dir, rel[i]);

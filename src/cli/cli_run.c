@@ -142,7 +142,8 @@ static int parse(int argc, char **argv, run_opts_t *o)
 }
 
 /* Path of libheapscope.so: $HEAPSCOPE_LIB (then *chosen is 1), next to
- * our binary (../lib), or the install libdir. */
+ * our binary (../lib in a build tree, the libdir relative to the bindir
+ * in an installed one), or the install libdir. */
 static int find_library(char *out, size_t cap, int *chosen)
 {
     const char *env = getenv("HEAPSCOPE_LIB");
@@ -156,8 +157,9 @@ static int find_library(char *out, size_t cap, int *chosen)
     if (n > 0) {
         self[n] = 0;
         char *dir = dirname(self);
-        static const char *rel[] = {"/../lib/libheapscope.so", "/../lib/heapscope/libheapscope.so",
-                                    "/libheapscope.so"};
+        static const char *rel[] = {"/../lib/libheapscope.so",
+                                    "/" HEAPSCOPE_BIN_TO_LIB "/libheapscope.so",
+                                    "/../lib/heapscope/libheapscope.so", "/libheapscope.so"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             char cand[PATH_MAX + 64];
             snprintf(cand, sizeof cand, "%s%s", dir, rel[i]);

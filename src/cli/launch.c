@@ -10,14 +10,16 @@
  * analysis libraries"); this binary needs only libc.  `run`'s summary at
  * the end is the analyser's too (cli_run_summary below).
  *
- * The analyser is looked for beside this binary (the build tree's bin/),
- * then in ../libexec/heapscope/ (an installed, relocated tree), then in
- * the configured libexec directory. */
+ * The analyser is $HEAPSCOPE_ANALYSER if set, else the one beside this
+ * binary (both are in bin/, built and installed, so that the subcommands
+ * find their files relative to their own executable as the launcher
+ * would), else the one in the configured bindir. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,17 +30,20 @@
 /* Path of the analyser into out (cap bytes); -1 if there is none. */
 static int find_analyser(char *out, size_t cap)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = 0;
-        const char *dir = dirname(self);
-        static const char *rel[] = {"/" ANALYSER, "/../libexec/heapscope/" ANALYSER};
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
-            if (snprintf(out, cap, "%s%s", dir, rel[i]) < (int)cap && access(out, X_OK) == 0)
-                return 0;
+    const char *env = getenv("HEAPSCOPE_ANALYSER");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return access(out, X_OK) == 0 ? 0 : -1;
     }
-    snprintf(out, cap, "%s/heapscope/%s", HEAPSCOPE_INSTALL_LIBEXECDIR, ANALYSER);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self);
+    if (n > 0 && (size_t)n < sizeof self) {
+        self[n] = 0;
+        if (snprintf(out, cap, "%s/%s", dirname(self), ANALYSER) < (int)cap &&
+            access(out, X_OK) == 0)
+            return 0;
+    }
+    snprintf(out, cap, "%s/%s", HEAPSCOPE_INSTALL_BINDIR, ANALYSER);
     return access(out, X_OK) == 0 ? 0 : -1;
 }
 
@@ -48,8 +53,8 @@ static void exec_analyser(char **argv)
 {
     char path[PATH_MAX];
     if (find_analyser(path, sizeof path) < 0) {
-        fprintf(stderr, "heapscope: cannot find %s (beside heapscope, in ../libexec/heapscope or in %s/heapscope)\n",
-                ANALYSER, HEAPSCOPE_INSTALL_LIBEXECDIR);
+        fprintf(stderr, "heapscope: cannot find %s (beside heapscope or in %s; or set HEAPSCOPE_ANALYSER)\n",
+                ANALYSER, HEAPSCOPE_INSTALL_BINDIR);
         return;
     }
     fflush(NULL);

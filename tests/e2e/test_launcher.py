@@ -6,13 +6,16 @@ heapscope-analyse's, which it execs (src/cli/launch.c).
   libc and none of the analyser's libraries (libdw, libelf, libstdc++,
   protobuf-c).
 - `heapscope run` without -q on hs_echo (one 65,536-byte block, freed;
-  exits 3): the analyser's summary on stderr, and exit status 3.
+  exits 3): the analyser's summary on stderr, and exit status 3.  A shell
+  that kills itself with SIGTERM after a periodic flush: "was killed by
+  signal 15", then the summary of the last snapshot, and exit status 143.
 - Installed with `cmake --install` into a scratch prefix: bin/heapscope and
-  libexec/heapscope/heapscope-analyse, nothing else in bin/; without
-  HEAPSCOPE_LIB the installed launcher finds lib/libheapscope.so, and the
-  installed analyser reports hs_single's exact counts.
+  bin/heapscope-analyse; without HEAPSCOPE_LIB the installed launcher finds
+  the installed libheapscope.so, the installed analyser reports
+  hs_single's exact counts, and `heapscope bench --list` finds the
+  installed workloads.
 - The launcher alone in a directory: exit 2 and a message naming the
-  analyser it cannot find.
+  analyser it cannot find; with HEAPSCOPE_ANALYSER naming one, it runs.
 """
 import os
 import re
@@ -49,9 +52,37 @@ def check_summary(t):
              % (r.out, r.out), lines[2])
 
 
+def check_killed(t):
+    r = t.run("/bin/sh", args=["-c", "sleep 0.2; kill -TERM $$"], out="killed.hsp",
+              opts=["--interval", "10"], expect_rc=143)
+    lines = r.stderr.decode("utf-8", "replace").splitlines()
+    t.eq("killed: first line", "heapscope: /bin/sh was killed by signal 15 (Terminated)",
+         lines[0] if lines else None)
+    t.eq("killed: the summary follows", "heapscope: profile %s; see `heapscope report %s`"
+         % (r.out, r.out), lines[-1] if lines else None)
+
+
 def clean_env():
     return {k: v for k, v in os.environ.items()
-            if not k.startswith("HEAPSCOPE_") and k != "LD_PRELOAD"}
+            if not k.startswith("HEAPSCOPE_") and k not in ("LD_PRELOAD", "DESTDIR")}
+
+
+def install(t, cmake, build, prefix):
+    """cmake --install into prefix, leaving the build tree's
+    install_manifest.txt (a real install's record) as it was."""
+    manifest = os.path.join(build, "install_manifest.txt")
+    saved = open(manifest, "rb").read() if os.path.exists(manifest) else None
+    try:
+        return subprocess.run([cmake, "--install", build, "--prefix", prefix],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              env=clean_env(), timeout=120)
+    finally:
+        if saved is None:
+            if os.path.exists(manifest):
+                os.unlink(manifest)
+        else:
+            with open(manifest, "wb") as f:
+                f.write(saved)
 
 
 def check_installed(t):
@@ -61,15 +92,13 @@ def check_installed(t):
         print("install check skipped: no cmake or no build tree at %s" % build)
         return
     prefix = os.path.join(t.dir, "prefix")
-    cp = subprocess.run([cmake, "--install", build, "--prefix", prefix],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    cp = install(t, cmake, build, prefix)
     t.eq("cmake --install exit status", 0, cp.returncode)
     if cp.returncode != 0:
         print(cp.stdout.decode("utf-8", "replace")[-2000:])
         return
-    t.eq("installed bin/", ["heapscope"], sorted(os.listdir(os.path.join(prefix, "bin"))))
-    t.true("installed analyser", os.access(os.path.join(
-        prefix, "libexec", "heapscope", "heapscope-analyse"), os.X_OK))
+    t.eq("installed bin/", ["heapscope", "heapscope-analyse"],
+         sorted(os.listdir(os.path.join(prefix, "bin"))))
     hs = os.path.join(prefix, "bin", "heapscope")
     out = os.path.join(t.dir, "installed.hsp")
     cp = subprocess.run([hs, "run", "-q", "-o", out, "--", t.prog("hs_single")],
@@ -83,6 +112,12 @@ def check_installed(t):
         test_single.check_counts(t, t.report(out))
     finally:
         t.heapscope = saved
+    cp = subprocess.run([hs, "bench", "--list"], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, env=clean_env(), timeout=60)
+    listed = cp.stdout.decode("utf-8", "replace").split()
+    t.eq("installed bench --list: exit status", 0, cp.returncode)
+    t.true("installed bench --list: the bundled workloads",
+           "binary-trees" in listed and "json" in listed, cp.stderr.decode() + " ".join(listed))
 
 
 def check_no_analyser(t):
@@ -93,17 +128,24 @@ def check_no_analyser(t):
     cp = subprocess.run([hs, "report", "x.hsp"], stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE, env=clean_env(), timeout=60)
     err = cp.stderr.decode("utf-8", "replace")
-    if "cannot find" not in err and cp.returncode != 2:
+    if "cannot find" not in err:
         print("no-analyser check skipped: an installed analyser answered (%s)" % err.strip())
         return
     t.eq("launcher without the analyser: exit status", 2, cp.returncode)
     t.true("launcher without the analyser: says which", "cannot find heapscope-analyse" in err,
            err)
+    env = clean_env()
+    env["HEAPSCOPE_ANALYSER"] = os.path.join(os.path.dirname(t.heapscope), "heapscope-analyse")
+    cp = subprocess.run([hs, "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        env=env, timeout=60)
+    t.true("HEAPSCOPE_ANALYSER names the analyser", cp.returncode == 0 and
+           cp.stdout.startswith(b"heapscope "), repr((cp.returncode, cp.stdout, cp.stderr)))
 
 
 def main(t):
     check_parent_maps(t)
     check_summary(t)
+    check_killed(t)
     check_installed(t)
     check_no_analyser(t)
 
