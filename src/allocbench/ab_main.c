@@ -20,6 +20,7 @@
 #include "allocbench/ab_run.h"
 #include "allocbench/ab_verify.h"
 #include "allocbench/ab_workloads.h"
+#include "common/ut_exe.h"
 
 #define AB_MAX 64 /* allocators, workloads */
 
@@ -349,8 +350,7 @@ int ab_main(int argc, char **argv)
                             "live bytes will be missed under allocators that define operator "
                             "new\n");
     }
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[sl > 0 ? sl : 0] = 0;
+    ut_exe_path(self, sizeof self); /* "" without /proc */
     ctx.self = self;
     const char *tmp = getenv("TMPDIR");
     snprintf(ctx.tmpdir, sizeof ctx.tmpdir, "%s/heapscope-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");

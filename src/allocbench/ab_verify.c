@@ -8,13 +8,13 @@
  * the symbol to an earlier definition).  Here we compare that object with
  * the allocator's path, both resolved with realpath(3). */
 #define _GNU_SOURCE
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "allocbench/ab_verify.h"
+#include "common/ut_exe.h"
 
 int ab_verify_find_checker(char *out, size_t cap)
 {
@@ -28,11 +28,8 @@ int ab_verify_find_lib(const char *file, const char *envvar, char *out, size_t c
         snprintf(out, cap, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = 0;
-        char *dir = dirname(self);
+    char dir[PATH_MAX];
+    if (ut_exe_dir(dir, sizeof dir) == 0) {
         static const char *rel[] = {"/../lib/", "/" HEAPSCOPE_BIN_TO_LIB "/", "/../lib/heapscope/"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             char cand[2 * PATH_MAX];

@@ -4,7 +4,6 @@
  * here. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "allocbench/ab_workloads.h"
+#include "common/ut_exe.h"
 
 static int is_dir(const char *p)
 {
@@ -26,11 +26,8 @@ int ab_workloads_dir(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return is_dir(out) ? 0 : -1;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = 0;
-        char *dir = dirname(self);
+    char dir[PATH_MAX];
+    if (ut_exe_dir(dir, sizeof dir) == 0) {
         static const char *rel[] = {"/../bench", "/" HEAPSCOPE_BIN_TO_LIBEXEC "/heapscope"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             char cand[PATH_MAX + 32];

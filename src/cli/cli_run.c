@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/ut_exe.h"
 
 typedef struct run_opts {
     const char *output;
@@ -152,11 +153,8 @@ static int find_library(char *out, size_t cap, int *chosen)
         snprintf(out, cap, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = 0;
-        char *dir = dirname(self);
+    char dir[PATH_MAX];
+    if (ut_exe_dir(dir, sizeof dir) == 0) {
         static const char *rel[] = {"/../lib/libheapscope.so",
                                     "/" HEAPSCOPE_BIN_TO_LIB "/libheapscope.so",
                                     "/../lib/heapscope/libheapscope.so", "/libheapscope.so"};

@@ -16,7 +16,6 @@
  * would), else the one in the configured bindir. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/ut_exe.h"
 
 #define ANALYSER "heapscope-analyse"
 
@@ -35,14 +35,10 @@ static int find_analyser(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return access(out, X_OK) == 0 ? 0 : -1;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self);
-    if (n > 0 && (size_t)n < sizeof self) {
-        self[n] = 0;
-        if (snprintf(out, cap, "%s/%s", dirname(self), ANALYSER) < (int)cap &&
-            access(out, X_OK) == 0)
-            return 0;
-    }
+    char dir[PATH_MAX];
+    if (ut_exe_dir(dir, sizeof dir) == 0 &&
+        snprintf(out, cap, "%s/%s", dir, ANALYSER) < (int)cap && access(out, X_OK) == 0)
+        return 0;
     snprintf(out, cap, "%s/%s", HEAPSCOPE_INSTALL_BINDIR, ANALYSER);
     return access(out, X_OK) == 0 ? 0 : -1;
 }
