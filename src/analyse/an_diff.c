@@ -13,6 +13,7 @@
 #include "analyse/an_cmd.h"
 #include "analyse/an_diff_sites.h"
 #include "analyse/an_json.h"
+#include "analyse/an_units.h"
 
 static const char *const fig_names[DF_NFIG] = {"allocations", "bytes", "leaked", "peak"};
 
@@ -206,8 +207,10 @@ static int print_diff(FILE *out, const an_report_t *ra, const an_report_t *rb,
             signed_delta(d, sizeof d, ta[k], tb[k]);
             fprintf(out, "%-12s %14" PRIu64 " %14" PRIu64 " %14s\n", fig_names[k], ta[k], tb[k], d);
         }
-        fprintf(out, "\n%zu stacks changed (%zu new, %zu gone), largest change of %s first"
-                     "; showing %zu\n\n", n_changed, n_new, n_gone, fig_names[sort_fig], shown);
+        char nc[AN_UNITS_BUF];
+        fprintf(out, "\n%s changed (%zu new, %zu gone), largest change of %s first"
+                     "; showing %zu\n\n", an_units_noun(n_changed, "stack", nc), n_new, n_gone,
+                fig_names[sort_fig], shown);
         fprintf(out, "%-8s %12s %14s %14s %14s  %s\n", "status", "allocations", "bytes",
                 "leaked", "peak", "stack (innermost first)");
         for (size_t i = 0; i < shown; i++) {

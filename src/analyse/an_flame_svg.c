@@ -68,10 +68,10 @@ static void colour(const char *name, int cls, int *r, int *g, int *b)
 /* The figure of a cost in words: "1,234 bytes (1.2 KiB)" or "56 allocations". */
 static void figure(an_flame_cost_t c, uint64_t v, char *buf, size_t n)
 {
-    char a[32], b[32];
+    char a[AN_UNITS_BUF], b[AN_UNITS_BUF];
     if (c == AN_FLAME_ALLOCATIONS || c == AN_FLAME_TEMPORARY)
-        snprintf(buf, n, "%s %s", an_units_count(v, a),
-                 c == AN_FLAME_ALLOCATIONS ? "allocations" : "temporary allocations");
+        snprintf(buf, n, "%s",
+                 an_units_noun(v, c == AN_FLAME_ALLOCATIONS ? "allocation" : "temporary allocation", a));
     else
         snprintf(buf, n, "%s bytes (%s)%s", an_units_count(v, a), an_units_bytes(v, b),
                  c == AN_FLAME_LEAKED ? " leaked" : c == AN_FLAME_PEAK ? " at peak" : "");
@@ -152,8 +152,9 @@ static int write_svg(FILE *out, const an_flame_t *f, const an_report_t *r, const
     xml_str(out, o->title, 500);
     fprintf(out, "</text>\n<text x=\"%u\" y=\"40\" text-anchor=\"middle\">", o->width / 2);
     figure(o->cost, total, t1, sizeof t1);
-    fprintf(out, "%s%s in %zu stacks, ", o->reverse ? "icicle from the allocation sites; " : "",
-            t1, r->model.n_stats);
+    char ns[AN_UNITS_BUF];
+    fprintf(out, "%s%s in %s, ", o->reverse ? "icicle from the allocation sites; " : "",
+            t1, an_units_noun(r->model.n_stats, "stack", ns));
     xml_str(out, r->prof->info.exe ? r->prof->info.exe : "?", 300);
     fputs("</text>\n", out);
     fprintf(out, "<text id=\"reset\" class=\"ctl\" x=\"%d\" y=\"40\" style=\"display:none\">Reset zoom</text>\n"

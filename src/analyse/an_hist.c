@@ -103,11 +103,11 @@ static void print_text(an_report_t *r, an_view_opts_t *o, hist_row_t *rows, size
     if (o->has_stack)
         fprintf(out, "stack %" PRIu64 ": ", o->stack_id);
     if (bytes < 1024)
-        fprintf(out, "%s allocations, %s, %zu stack%s\n", an_units_count(total, a),
-                an_units_bytes(bytes, b), stacks, stacks == 1 ? "" : "s");
+        fprintf(out, "%s, %s, %s\n", an_units_noun(total, "allocation", a),
+                an_units_bytes(bytes, b), an_units_noun(stacks, "stack", d));
     else
-        fprintf(out, "%s allocations, %s (%s bytes), %zu stack%s\n", an_units_count(total, a),
-                an_units_bytes(bytes, b), an_units_count(bytes, c), stacks, stacks == 1 ? "" : "s");
+        fprintf(out, "%s, %s (%s bytes), %s\n", an_units_noun(total, "allocation", a),
+                an_units_bytes(bytes, b), an_units_count(bytes, c), an_units_noun(stacks, "stack", d));
     int folded = n > EXACT_ROWS_MAX;
     if (folded) {
         n = pow2_rows(rows, n);

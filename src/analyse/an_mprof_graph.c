@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyse/an_json.h"
+#include "analyse/an_units.h"
 
 #define SEPARATOR "-------------------------------s--m--l--x----s--m--l--x----------\n"
 
@@ -436,10 +437,11 @@ int mp_print_graph(mp_t *mp, FILE *out, an_json_t *j)
         fprintf(out, "index    +       self (%%)   | size-func   | frac        |  called/recur   name [index]\n");
         fprintf(out, "        desc                |     \\desc   |     \\desc   |  called/total       descendents\n");
         fputs(SEPARATOR, out);
+        char cut[AN_UNITS_BUF];
         if (mp->truncated_stacks)
-            fprintf(out, "note: the depth cap cut %zu stacks: their outermost functions are "
+            fprintf(out, "note: the depth cap cut %s: their outermost functions are "
                          "missing, so callers and self + desc of those functions can disagree\n",
-                    mp->truncated_stacks);
+                    an_units_noun(mp->truncated_stacks, "stack", cut));
         for (size_t i = 0; i < g.n_units; i++)
             print_entry(out, mp, &g, g.order[i], tmp);
     }

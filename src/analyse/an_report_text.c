@@ -32,7 +32,7 @@ static void print_summary(an_report_t *r, FILE *out)
     fprintf(out, "  (pid %" PRIu64 ")\n", p->info.pid);
     fprintf(out, "  run time         %s%s\n", an_units_time(s->run_time_ns, a),
             p->final ? "" : " (profile not final)");
-    fprintf(out, "  allocations      %s calls, %s (%s bytes)\n", an_units_count(s->allocations, a),
+    fprintf(out, "  allocations      %s, %s (%s bytes)\n", an_units_noun(s->allocations, "call", a),
             an_units_bytes(s->bytes_allocated, b), an_units_count(s->bytes_allocated, c));
     fprintf(out, "  frees            %s\n", an_units_count(s->frees, a));
     fprintf(out, "  peak heap        %s (%s bytes) at %s", an_units_bytes(s->peak_bytes, a),
@@ -40,15 +40,15 @@ static void print_summary(an_report_t *r, FILE *out)
     if (s->peak_error)
         fprintf(out, ", exact to %s", an_units_bytes(s->peak_error, a));
     fprintf(out, "\n");
-    fprintf(out, "  %-16s %s (%s bytes) in %s blocks\n", p->final ? "leaked" : "live at snapshot",
+    fprintf(out, "  %-16s %s (%s bytes) in %s\n", p->final ? "leaked" : "live at snapshot",
             an_units_bytes(s->leaked_bytes, a), an_units_count(s->leaked_bytes, b),
-            an_units_count(s->leaked_allocations, c));
-    fprintf(out, "  temporary        %s allocations (%s of all)\n", an_units_count(s->temporary, a),
+            an_units_noun(s->leaked_allocations, "block", c));
+    fprintf(out, "  temporary        %s (%s of all)\n", an_units_noun(s->temporary, "allocation", a),
             an_units_percent(s->temporary, s->allocations, b));
     fprintf(out, "  peak RSS         %s\n", an_units_bytes(s->rss_peak, a));
-    fprintf(out, "  stacks           %s, unwinder %s, %s threads\n",
+    fprintf(out, "  stacks           %s, unwinder %s, %s\n",
             an_units_count(r->model.n_stats, a), an_report_unwinder(p->info.unwinder),
-            an_units_count(s->threads, b));
+            an_units_noun(s->threads, "thread", b));
     for (size_t i = 0; i < r->model.n_warnings; i++)
         fprintf(out, "  warning: %s\n", r->model.warnings[i]);
 }
@@ -83,9 +83,9 @@ static void print_figures(FILE *out, size_t rank, const an_stats_t *st, uint64_t
 {
     char a[AN_UNITS_BUF], b[AN_UNITS_BUF], c[AN_UNITS_BUF], d[AN_UNITS_BUF], e[AN_UNITS_BUF],
         f[AN_UNITS_BUF], g[AN_UNITS_BUF];
-    fprintf(out, "  %zu. %s allocations, %s; leaked %s in %s blocks; peak %s (%s); temporary %s\n",
-            rank, an_units_count(st->allocations, a), an_units_bytes(st->bytes_allocated, b),
-            an_units_bytes(st->leaked_bytes, c), an_units_count(st->leaked_allocations, d),
+    fprintf(out, "  %zu. %s, %s; leaked %s in %s; peak %s (%s); temporary %s\n",
+            rank, an_units_noun(st->allocations, "allocation", a), an_units_bytes(st->bytes_allocated, b),
+            an_units_bytes(st->leaked_bytes, c), an_units_noun(st->leaked_allocations, "block", d),
             an_units_bytes(st->peak_bytes, e), an_units_percent(st->peak_bytes, peak, f),
             an_units_count(st->temporary, g));
 }
@@ -147,13 +147,14 @@ int an_run_summary(const char *path, FILE *out)
     if (!rc) {
         const an_summary_t *s = &m.sum;
         char a[AN_UNITS_BUF], b[AN_UNITS_BUF], c[AN_UNITS_BUF], d[AN_UNITS_BUF], e[AN_UNITS_BUF];
-        fprintf(out, "heapscope: %s allocations (%s), %s frees, peak %s at %s\n",
-                an_units_count(s->allocations, a), an_units_bytes(s->bytes_allocated, b),
-                an_units_count(s->frees, c), an_units_bytes(s->peak_bytes, d),
+        fprintf(out, "heapscope: %s (%s), %s, peak %s at %s\n",
+                an_units_noun(s->allocations, "allocation", a), an_units_bytes(s->bytes_allocated, b),
+                an_units_noun(s->frees, "free", c), an_units_bytes(s->peak_bytes, d),
                 an_units_time(s->peak_t, e));
-        fprintf(out, "heapscope: %s %s in %s blocks, %s temporary allocations (%s)\n",
+        fprintf(out, "heapscope: %s %s in %s, %s (%s)\n",
                 p->final ? "leaked" : "live at the last snapshot", an_units_bytes(s->leaked_bytes, a),
-                an_units_count(s->leaked_allocations, b), an_units_count(s->temporary, c),
+                an_units_noun(s->leaked_allocations, "block", b),
+                an_units_noun(s->temporary, "temporary allocation", c),
                 an_units_percent(s->temporary, s->allocations, d));
         fprintf(out, "heapscope: profile %s; see `heapscope report %s`\n", path, path);
     }

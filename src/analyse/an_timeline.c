@@ -71,8 +71,9 @@ int an_view_timeline(an_report_t *r, an_view_opts_t *o, FILE *out)
     uint64_t scale = max_rss > max_heap ? max_rss : max_heap;
     char a[AN_UNITS_BUF], b[AN_UNITS_BUF], c[AN_UNITS_BUF];
     fprintf(out, "heapscope report --timeline of %s\n\n", r->path);
-    fprintf(out, "%zu samples every %" PRIu64 " ms; peak heap %s at %s; highest RSS %s\n", n,
-            p->info.sample_ms, an_units_bytes(r->model.sum.peak_bytes, a),
+    char ns[AN_UNITS_BUF];
+    fprintf(out, "%s every %" PRIu64 " ms; peak heap %s at %s; highest RSS %s\n",
+            an_units_noun(n, "sample", ns), p->info.sample_ms, an_units_bytes(r->model.sum.peak_bytes, a),
             an_units_time(r->model.sum.peak_t, b), an_units_bytes(max_rss, c));
     if (per > 1)
         fprintf(out, "one row per %zu samples, with the highest heap among them\n", per);

@@ -402,14 +402,14 @@ int an_view_tree(an_report_t *r, an_view_opts_t *o, FILE *out)
             an_json_key(&w.j, "nodes");
             an_json_array_begin(&w.j);
         } else {
-            char a[AN_UNITS_BUF];
+            char a[AN_UNITS_BUF], ns[AN_UNITS_BUF];
             fprintf(out, "heapscope report --tree%s of %s\n\n", o->bottom_up ? " --bottom-up" : "",
                     r->path);
             size_t stacks = 0;
             for (size_t i = 0; i < g.n; i++)
                 stacks += an_model_key(&g.v[i].st, o->sort) != 0;
-            fprintf(out, "%s %s in %zu stacks; %s; ", figure(o->sort, w.total, a),
-                    key_labels[o->sort], stacks,
+            fprintf(out, "%s %s in %s; %s; ", figure(o->sort, w.total, a),
+                    key_labels[o->sort], an_units_noun(stacks, "stack", ns),
                     o->bottom_up ? "bottom-up from the allocation sites out to main"
                                  : "top-down from main");
             if (o->threshold > 0)

@@ -43,6 +43,13 @@ const char *an_units_count(uint64_t n, char *buf)
     return buf;
 }
 
+const char *an_units_noun(uint64_t n, const char *noun, char *buf)
+{
+    char digits[AN_UNITS_BUF];
+    snprintf(buf, AN_UNITS_BUF, "%s %s%s", an_units_count(n, digits), noun, n == 1 ? "" : "s");
+    return buf;
+}
+
 const char *an_units_time(uint64_t ns, char *buf)
 {
     if (ns < 1000)

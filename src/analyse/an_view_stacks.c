@@ -97,15 +97,16 @@ static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const 
         uint64_t blocks = 0;
         for (size_t i = 0; i < g->n; i++)
             blocks = an_add(blocks, g->v[i].st.leaked_allocations);
-        fprintf(out, "%s %s in %s blocks, %s\n",
+        fprintf(out, "%s %s in %s, %s\n",
                 r->prof->final ? "leaked (live at exit)" : "live at the last snapshot",
-                bytes_exact(total, x), an_units_count(blocks, c), rows);
+                bytes_exact(total, x), an_units_noun(blocks, "block", c), rows);
         size_t builtin = 0;
         for (size_t i = 0; i < o->sup.n; i++)
             builtin += o->sup.v[i].builtin != 0;
-        fprintf(out, "suppressed %s in %s blocks, %s stacks (%zu rules, %zu built-in)\n",
-                bytes_exact(g->suppressed_bytes, x), an_units_count(g->suppressed_blocks, c), an_units_count(g->suppressed_stacks, e),
-                o->sup.n, builtin);
+        fprintf(out, "suppressed %s in %s, %s (%zu rule%s, %zu built-in)\n",
+                bytes_exact(g->suppressed_bytes, x), an_units_noun(g->suppressed_blocks, "block", c),
+                an_units_noun(g->suppressed_stacks, "stack", e), o->sup.n, o->sup.n == 1 ? "" : "s",
+                builtin);
         for (size_t i = 0; i < o->sup.n; i++)
             if (o->sup.v[i].hits)
                 fprintf(out, "  %5lu x leak:%s%s\n", o->sup.v[i].hits, o->sup.v[i].pattern,
@@ -122,13 +123,13 @@ static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const 
         fprintf(out, "; %s live then\n", rows);
         break;
     case AN_KEY_TEMPORARY:
-        fprintf(out, "%s temporary allocations of %s (%s), %s\n",
-                an_units_count(s->temporary, a), an_units_count(s->allocations, b),
+        fprintf(out, "%s of %s (%s), %s\n",
+                an_units_noun(s->temporary, "temporary allocation", a), an_units_count(s->allocations, b),
                 an_units_percent(s->temporary, s->allocations, c), rows);
         break;
     default:
-        fprintf(out, "all stacks: %s allocations, %s (%s bytes); matching: %s\n",
-                an_units_count(s->allocations, a),
+        fprintf(out, "all stacks: %s, %s (%s bytes); matching: %s\n",
+                an_units_noun(s->allocations, "allocation", a),
                 an_units_bytes(s->bytes_allocated, b), an_units_count(s->bytes_allocated, c), rows);
         break;
     }
@@ -144,17 +145,16 @@ static void print_row(an_key_t key, size_t rank, const an_group_t *row, uint64_t
     switch (key) {
     case AN_KEY_LEAKED:
     case AN_KEY_PEAK:
-        fprintf(out, "%s in %s block%s, %s of the %s", bytes_exact(bytes, x),
-                an_units_count(count, c), count == 1 ? "" : "s",
+        fprintf(out, "%s in %s, %s of the %s", bytes_exact(bytes, x), an_units_noun(count, "block", c),
                 an_units_percent(bytes, total, e), key == AN_KEY_PEAK ? "peak" : "leaks");
         break;
     case AN_KEY_TEMPORARY:
-        fprintf(out, "%s temporary of %s allocations (%s of all allocations)",
-                an_units_count(count, a), an_units_count(st->allocations, b),
+        fprintf(out, "%s temporary of %s (%s of all allocations)",
+                an_units_count(count, a), an_units_noun(st->allocations, "allocation", b),
                 an_units_percent(count, total, c));
         break;
     default:
-        fprintf(out, "%s allocations, %s, %s of all bytes", an_units_count(count, a),
+        fprintf(out, "%s, %s, %s of all bytes", an_units_noun(count, "allocation", a),
                 bytes_exact(bytes, x), an_units_percent(bytes, total, e));
         break;
     }

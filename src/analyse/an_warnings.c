@@ -33,35 +33,35 @@ int an_warnings_add(an_model_t *m)
                             (unsigned)p->major, (unsigned)p->minor, PF_VERSION_MAJOR,
                             PF_VERSION_MINOR);
     if (p->skipped)
-        rc |= an_model_warn(m, "%s records of unknown type were skipped",
-                            an_units_count(p->skipped, a));
+        rc |= an_model_warn(m, "%s of unknown type skipped",
+                            an_units_noun(p->skipped, "record", a));
     if (s->unknown_frees)
         rc |= an_model_warn(m,
-                            "%s frees of pointers heapscope never saw allocated (allocated "
+                            "%s of pointers heapscope never saw allocated (allocated "
                             "before it started, or through a path it does not hook)",
-                            an_units_count(s->unknown_frees, a));
+                            an_units_noun(s->unknown_frees, "free", a));
     if (s->untracked_allocations)
         rc |= an_model_warn(m,
-                            "%s allocations not tracked: the collector could not map memory "
+                            "%s not tracked: the collector could not map memory "
                             "to mark them live (address space exhausted); they are in no total "
                             "and their frees count as unknown frees",
-                            an_units_count(s->untracked_allocations, a));
+                            an_units_noun(s->untracked_allocations, "allocation", a));
     if (s->lost_allocations)
         rc |= an_model_warn(m,
-                            "%s allocations lost: counted in the totals and on the stack "
+                            "%s lost: counted in the totals and on the stack "
                             "with no frames, without their own stack (the collector's call "
                             "tree or site table was full)",
-                            an_units_count(s->lost_allocations, a));
+                            an_units_noun(s->lost_allocations, "allocation", a));
     if (s->shadow_overwrites)
         rc |= an_model_warn(m,
-                            "%s shadow overwrites: allocations at an address heapscope still "
+                            "%s: allocations at an address heapscope still "
                             "held live (it missed a free); leak figures may be too high",
-                            an_units_count(s->shadow_overwrites, a));
+                            an_units_noun(s->shadow_overwrites, "shadow overwrite", a));
     if (m->overfreed)
         rc |= an_model_warn(m,
-                            "%s counter entries show more frees than allocations (snapshot "
-                            "taken mid-update); their live figures count as 0",
-                            an_units_count(m->overfreed, a));
+                            "%s with more frees than allocations (snapshot taken "
+                            "mid-update); their live figures count as 0",
+                            an_units_noun(m->overfreed, "counter", a));
     for (size_t i = 0; i < p->n_messages; i++)
         rc |= an_model_warn(m, "collector: %s", p->messages[i]);
     return rc ? PF_ENOMEM : 0;

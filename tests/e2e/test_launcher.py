@@ -44,10 +44,10 @@ def check_summary(t):
     t.eq("summary lines", 3, len(lines))
     if len(lines) == 3:
         t.true("summary: counts", re.match(
-            r"heapscope: 1 allocations \(64\.0 KiB\), 1 frees, peak 64\.0 KiB at \S+ \S+$",
+            r"heapscope: 1 allocation \(64\.0 KiB\), 1 free, peak 64\.0 KiB at \S+ \S+$",
             lines[0]), lines[0])
         t.eq("summary: leaks", "heapscope: leaked 0 B in 0 blocks, "
-             "1 temporary allocations (100.0%)", lines[1])
+             "1 temporary allocation (100.0%)", lines[1])
         t.eq("summary: where", "heapscope: profile %s; see `heapscope report %s`"
              % (r.out, r.out), lines[2])
 

@@ -55,7 +55,7 @@ def main(t):
     t.eq("the file's rule and its hits", [("leak_big", 1)],
          [(x["pattern"], x["stacks"]) for x in rule])
     txt = rptest.text(t, path, "--leaks", "--suppressions", f)
-    t.true("suppression text", "suppressed 1000 B in 1 blocks, 1 stacks" in txt and
+    t.true("suppression text", "suppressed 1000 B in 1 block, 1 stack (" in txt and
            "1 x leak:leak_big" in txt and "leaked (live at exit) 300 B in 3 blocks" in txt, txt)
     # wildcards and anchors as LSan
     for pat, left in (("^leak_sm*$", [("leak_big", 1000, 1)]),

@@ -1,11 +1,12 @@
 /* test_reports_unit.c - unit tests of the string rules the report views
- * use: C++ template folding (an_filter_fold) and LeakSanitizer's pattern
- * match (an_suppress_match). */
+ * use: C++ template folding (an_filter_fold), LeakSanitizer's pattern
+ * match (an_suppress_match) and counts with their nouns (an_units_noun). */
 #include <stdio.h>
 #include <string.h>
 
 #include "analyse/an_filter.h"
 #include "analyse/an_suppress.h"
+#include "analyse/an_units.h"
 
 static int failures;
 
@@ -27,8 +28,26 @@ static void match_is(const char *pat, const char *s, int want)
     }
 }
 
+static void noun_is(unsigned long long n, const char *noun, const char *want)
+{
+    char buf[AN_UNITS_BUF];
+    const char *got = an_units_noun(n, noun, buf);
+    if (strcmp(got, want)) {
+        printf("FAIL noun(%llu, %s): expected %s, got %s\n", n, noun, want, got);
+        failures++;
+    }
+}
+
 int main(void)
 {
+    noun_is(0, "block", "0 blocks");
+    noun_is(1, "block", "1 block");
+    noun_is(2, "block", "2 blocks");
+    noun_is(1, "temporary allocation", "1 temporary allocation");
+    noun_is(1234567, "allocation", "1,234,567 allocations");
+    noun_is(18446744073709551615ull, "temporary allocation",
+            "18,446,744,073,709,551,615 temporary allocations");
+
     fold_is("void f<int>()", "void f<...>()");
     fold_is("std::vector<std::pair<int, long>, std::allocator<std::pair<int, long> > >::push_back",
             "std::vector<...>::push_back");

@@ -71,7 +71,7 @@
   [['stacks', 'stacks', fmtN(N)], ['allocations', 'allocations', fmtN(S.allocations)],
    ['frees', 'frees', fmtN(S.frees)], ['bytes', 'bytes allocated', fmtB(S.bytes_allocated)],
    ['peak', 'peak heap', fmtB(S.peak_bytes) + ' at ' + fmtT(S.peak_t)],
-   ['leaked', 'leaked', fmtB(S.leaked_bytes) + ' in ' + fmtN(S.leaked_allocations) + ' blocks'],
+   ['leaked', 'leaked', fmtB(S.leaked_bytes) + ' in ' + fmtN(S.leaked_allocations) + (S.leaked_allocations === 1 ? ' block' : ' blocks')],
    ['temporary', 'temporary allocations', fmtN(S.temporary)], ['rss', 'peak RSS', fmtB(S.rss_peak)],
    ['time', 'run time', fmtT(S.run_time_ns)], ['threads', 'threads', fmtN(S.threads)]
   ].forEach(function (f) {
