@@ -46,8 +46,11 @@ const char *an_units_count(uint64_t n, char *buf)
 const char *an_units_noun(uint64_t n, const char *noun, char *buf)
 {
     char digits[AN_UNITS_BUF];
-    snprintf(buf, AN_UNITS_BUF, "%s %s%s", an_units_count(n, digits), noun, n == 1 ? "" : "s");
-    return buf;
+    int len = snprintf(buf, AN_UNITS_BUF, "%s %s%s", an_units_count(n, digits), noun,
+                       n == 1 ? "" : "s");
+    if (len < 0)
+        buf[0] = '\0';
+    return buf; /* a noun too long for the buffer is cut (an_units.h) */
 }
 
 const char *an_units_time(uint64_t ns, char *buf)

@@ -1,10 +1,14 @@
 /* test_reports_unit.c - unit tests of the string rules the report views
  * use: C++ template folding (an_filter_fold), LeakSanitizer's pattern
- * match (an_suppress_match) and counts with their nouns (an_units_noun). */
+ * match (an_suppress_match), counts with their nouns (an_units_noun) and
+ * the JSON writer's escapes and numbers (an_json). */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyse/an_filter.h"
+#include "analyse/an_json.h"
 #include "analyse/an_suppress.h"
 #include "analyse/an_units.h"
 
@@ -38,8 +42,65 @@ static void noun_is(unsigned long long n, const char *noun, const char *want)
     }
 }
 
+/* The JSON text of one string value of len bytes, or of a few numbers. */
+static void json_is(const char *what, const char *in, size_t len, const char *want)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f) {
+        printf("FAIL json(%s): open_memstream\n", what);
+        failures++;
+        return;
+    }
+    an_json_t j;
+    an_json_init(&j, f);
+    if (in) {
+        an_json_strn(&j, in, len);
+    } else {
+        static const uint8_t id[] = {0x00, 0x0f, 0xa5, 0xff};
+        an_json_array_begin(&j);
+        an_json_u64(&j, 0);
+        an_json_u64(&j, 18446744073709551615ull);
+        an_json_hex(&j, 0);
+        an_json_hex(&j, 0xdeadbeef0123ull);
+        an_json_hexbytes(&j, id, sizeof id);
+        an_json_array_end(&j);
+    }
+    fclose(f);
+    if (strcmp(buf, want)) {
+        printf("FAIL json(%s): expected [%s], got [%s]\n", what, want, buf);
+        failures++;
+    }
+    free(buf);
+}
+
+/* A string literal's bytes, embedded NULs included. */
+#define JSON_IS(what, lit, want) json_is(what, lit, sizeof(lit) - 1, want)
+
+static void json_checks(void)
+{
+    JSON_IS("plain", "malloc", "\"malloc\"");
+    JSON_IS("empty", "", "\"\"");
+    JSON_IS("quote, backslash", "a\"b\\c", "\"a\\\"b\\\\c\"");
+    JSON_IS("control", "x\n\t\r\b\f\001\037y", "\"x\\n\\t\\r\\b\\f\\u0001\\u001fy\"");
+    JSON_IS("DEL is plain", "\177", "\"\177\"");
+    JSON_IS("valid UTF-8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+            "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+    JSON_IS("bad lead byte", "a\xff" "b", "\"a\\ufffdb\"");
+    JSON_IS("overlong", "\xc0\x80", "\"\\ufffd\\ufffd\"");
+    JSON_IS("surrogate", "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+    JSON_IS("above U+10FFFF", "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    JSON_IS("cut sequence", "ok\xe2\x82", "\"ok\\ufffd\\ufffd\"");
+    JSON_IS("embedded NUL", "a\0b", "\"a\\u0000b\"");
+    json_is("numbers", NULL, 0,
+            "[\n  0,\n  18446744073709551615,\n  \"0x0\",\n  \"0xdeadbeef0123\",\n"
+            "  \"000fa5ff\"\n]\n");
+}
+
 int main(void)
 {
+    json_checks();
     noun_is(0, "block", "0 blocks");
     noun_is(1, "block", "1 block");
     noun_is(2, "block", "2 blocks");
