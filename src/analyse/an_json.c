@@ -7,7 +7,7 @@
  *
  * Output goes through the unlocked stdio calls and numbers are formatted
  * here, not by printf: the analyser writes from one thread, and a
- * profile of 65,535 stacks makes ~230 MB of --json.
+ * profile of 65,539 stacks makes ~230 MB of --json.
  */
 #define _GNU_SOURCE
 #include "analyse/an_json.h"
@@ -16,24 +16,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* put_c and put_s take their arguments in fputc's and fputs' order. */
+/* Every put_ helper takes the stream last, as fputc and fputs do. */
 static void put_c(char c, FILE *out)
 {
     putc_unlocked(c, out);
 }
 
-static void put_n(FILE *out, const void *s, size_t n)
+static void put_n(const void *s, size_t n, FILE *out)
 {
     fwrite_unlocked(s, 1, n, out);
 }
 
 static void put_s(const char *s, FILE *out)
 {
-    put_n(out, s, strlen(s));
+    put_n(s, strlen(s), out);
 }
 
 /* A line break and depth * 2 spaces. */
-static void put_indent(FILE *out, int depth)
+static void put_indent(int depth, FILE *out)
 {
     put_c('\n', out);
     for (int i = 0; i < depth * 2; i++)
@@ -41,7 +41,7 @@ static void put_indent(FILE *out, int depth)
 }
 
 /* v in base 10, or in base 16 (lower case) with hex. */
-static void put_u64(FILE *out, uint64_t v, int hex)
+static void put_u64(uint64_t v, int hex, FILE *out)
 {
     char buf[24];
     size_t i = sizeof buf;
@@ -50,7 +50,7 @@ static void put_u64(FILE *out, uint64_t v, int hex)
         buf[--i] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
         v = hex ? v >> 4 : v / 10;
     } while (v);
-    put_n(out, buf + i, sizeof buf - i);
+    put_n(buf + i, sizeof buf - i, out);
 }
 
 void an_json_init(an_json_t *j, FILE *out)
@@ -76,7 +76,7 @@ static void an_json_sep(an_json_t *j)
         put_c(',', j->out);
     j->count[lvl] = 1;
     if (j->depth <= 2)
-        put_indent(j->out, j->depth);
+        put_indent(j->depth, j->out);
 }
 
 static void an_json_open(an_json_t *j, char c)
@@ -94,7 +94,7 @@ static void an_json_close(an_json_t *j, char c)
     int had = j->count[lvl];
     j->depth--;
     if (had && j->depth < 2)
-        put_indent(j->out, j->depth);
+        put_indent(j->depth, j->out);
     put_c(c, j->out);
     if (j->depth == 0)
         put_c('\n', j->out);
@@ -154,7 +154,7 @@ static size_t an_json_utf8_len(const unsigned char *s, size_t left)
 }
 
 /* Writes str quoted and escaped.  Runs of bytes that need no escape go
- * out in one fwrite: a 65,535-stack profile's --json is ~230 MB of
+ * out in one fwrite: a 65,539-stack profile's --json is ~230 MB of
  * mostly plain text, and a call per byte made the writer its cost. */
 static void an_json_escape(FILE *out, const char *str, size_t len)
 {
@@ -173,7 +173,7 @@ static void an_json_escape(FILE *out, const char *str, size_t len)
             continue;
         }
         if (i > run)
-            put_n(out, s + run, i - run);
+            put_n(s + run, i - run, out);
         if (c == '"' || c == '\\') {
             put_c('\\', out);
             put_c(c, out);
@@ -193,7 +193,7 @@ static void an_json_escape(FILE *out, const char *str, size_t len)
         run = i;
     }
     if (len > run)
-        put_n(out, s + run, len - run);
+        put_n(s + run, len - run, out);
     put_c('"', out);
 }
 
@@ -223,7 +223,7 @@ void an_json_str(an_json_t *j, const char *s)
 void an_json_u64(an_json_t *j, uint64_t v)
 {
     an_json_sep(j);
-    put_u64(j->out, v, 0);
+    put_u64(v, 0, j->out);
 }
 
 void an_json_bool(an_json_t *j, int v)
@@ -242,7 +242,7 @@ void an_json_hex(an_json_t *j, uint64_t v)
 {
     an_json_sep(j);
     put_s("\"0x", j->out);
-    put_u64(j->out, v, 1);
+    put_u64(v, 1, j->out);
     put_c('"', j->out);
 }
 

@@ -439,9 +439,9 @@ int mp_print_graph(mp_t *mp, FILE *out, an_json_t *j)
         fputs(SEPARATOR, out);
         char cut[AN_UNITS_BUF];
         if (mp->truncated_stacks)
-            fprintf(out, "note: the depth cap cut %s: their outermost functions are "
+            fprintf(out, "note: stacks the depth cap cut: %s; their outermost functions are "
                          "missing, so callers and self + desc of those functions can disagree\n",
-                    an_units_noun(mp->truncated_stacks, "stack", cut));
+                    an_units_count(mp->truncated_stacks, cut));
         for (size_t i = 0; i < g.n_units; i++)
             print_entry(out, mp, &g, g.order[i], tmp);
     }

@@ -32,16 +32,16 @@ static void print_summary(an_report_t *r, FILE *out)
     fprintf(out, "  (pid %" PRIu64 ")\n", p->info.pid);
     fprintf(out, "  run time         %s%s\n", an_units_time(s->run_time_ns, a),
             p->final ? "" : " (profile not final)");
-    fprintf(out, "  allocations      %s, %s (%s bytes)\n", an_units_noun(s->allocations, "call", a),
-            an_units_bytes(s->bytes_allocated, b), an_units_count(s->bytes_allocated, c));
+    fprintf(out, "  allocations      %s, %s (%s)\n", an_units_noun(s->allocations, "call", a),
+            an_units_bytes(s->bytes_allocated, b), an_units_noun(s->bytes_allocated, "byte", c));
     fprintf(out, "  frees            %s\n", an_units_count(s->frees, a));
-    fprintf(out, "  peak heap        %s (%s bytes) at %s", an_units_bytes(s->peak_bytes, a),
-            an_units_count(s->peak_bytes, b), an_units_time(s->peak_t, c));
+    fprintf(out, "  peak heap        %s (%s) at %s", an_units_bytes(s->peak_bytes, a),
+            an_units_noun(s->peak_bytes, "byte", b), an_units_time(s->peak_t, c));
     if (s->peak_error)
         fprintf(out, ", exact to %s", an_units_bytes(s->peak_error, a));
     fprintf(out, "\n");
-    fprintf(out, "  %-16s %s (%s bytes) in %s\n", p->final ? "leaked" : "live at snapshot",
-            an_units_bytes(s->leaked_bytes, a), an_units_count(s->leaked_bytes, b),
+    fprintf(out, "  %-16s %s (%s) in %s\n", p->final ? "leaked" : "live at snapshot",
+            an_units_bytes(s->leaked_bytes, a), an_units_noun(s->leaked_bytes, "byte", b),
             an_units_noun(s->leaked_allocations, "block", c));
     fprintf(out, "  temporary        %s (%s of all)\n", an_units_noun(s->temporary, "allocation", a),
             an_units_percent(s->temporary, s->allocations, b));
@@ -75,7 +75,8 @@ static int print_frames(an_report_t *r, FILE *out, const an_stats_t *st)
         fprintf(out, "\n");
     }
     if (r->frames.n > MAX_FRAMES_SHOWN)
-        fprintf(out, "      ... %zu more frames\n", r->frames.n - MAX_FRAMES_SHOWN);
+        fprintf(out, "      ... %zu more frame%s\n", r->frames.n - MAX_FRAMES_SHOWN,
+                r->frames.n - MAX_FRAMES_SHOWN == 1 ? "" : "s");
     return 0;
 }
 

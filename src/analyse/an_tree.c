@@ -408,8 +408,14 @@ int an_view_tree(an_report_t *r, an_view_opts_t *o, FILE *out)
             size_t stacks = 0;
             for (size_t i = 0; i < g.n; i++)
                 stacks += an_model_key(&g.v[i].st, o->sort) != 0;
-            fprintf(out, "%s %s in %s; %s; ", figure(o->sort, w.total, a),
-                    key_labels[o->sort], an_units_noun(stacks, "stack", ns),
+            /* a count with its noun, or bytes with what they are */
+            if (key_is_bytes(o->sort))
+                fprintf(out, "%s %s", figure(o->sort, w.total, a), key_labels[o->sort]);
+            else
+                fprintf(out, "%s", an_units_noun(w.total, o->sort == AN_KEY_TEMPORARY
+                                                              ? "temporary allocation"
+                                                              : "allocation", a));
+            fprintf(out, " in %s; %s; ", an_units_noun(stacks, "stack", ns),
                     o->bottom_up ? "bottom-up from the allocation sites out to main"
                                  : "top-down from main");
             if (o->threshold > 0)

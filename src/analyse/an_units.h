@@ -15,7 +15,7 @@ const char *an_units_bytes(uint64_t n, char *buf);
 /* "1,234,567" */
 const char *an_units_count(uint64_t n, char *buf);
 /* A count and its noun, plural unless n is 1: "1 block", "2,048 blocks"
- * (every noun of the reports takes an "s"; a noun of up to 34 characters
+ * (every noun of the reports takes an "s"; a noun of up to 35 characters
  * fits beside the largest count). */
 const char *an_units_noun(uint64_t n, const char *noun, char *buf);
 /* "850 ns", "12.3 us", "4.56 ms", "1.234 s", "2 min 3.4 s" */

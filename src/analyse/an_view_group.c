@@ -239,7 +239,7 @@ int an_view_frames_text(an_report_t *r, const an_view_opts_t *o, const an_group_
             fprintf(out, "      #%-2zu %s%s\n", i, name, rest);
     }
     if (n > max)
-        fprintf(out, "      ... %zu more frames\n", n - max);
+        fprintf(out, "      ... %zu more frame%s\n", n - max, n - max == 1 ? "" : "s");
     return 0;
 }
 

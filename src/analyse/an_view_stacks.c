@@ -39,7 +39,7 @@ static const char *bytes_exact(uint64_t n, char *buf)
     if (n < 1024)
         snprintf(buf, 2 * AN_UNITS_BUF, "%s", an_units_bytes(n, a));
     else
-        snprintf(buf, 2 * AN_UNITS_BUF, "%s (%s bytes)", an_units_bytes(n, a), an_units_count(n, b));
+        snprintf(buf, 2 * AN_UNITS_BUF, "%s (%s)", an_units_bytes(n, a), an_units_noun(n, "byte", b));
     return buf;
 }
 
@@ -116,8 +116,8 @@ static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const 
         break;
     }
     case AN_KEY_PEAK:
-        fprintf(out, "peak heap %s (%s bytes) at %s", an_units_bytes(total, a),
-                an_units_count(total, b), an_units_time(s->peak_t, c));
+        fprintf(out, "peak heap %s (%s) at %s", an_units_bytes(total, a),
+                an_units_noun(total, "byte", b), an_units_time(s->peak_t, c));
         if (s->peak_error)
             fprintf(out, ", exact to %s", an_units_bytes(s->peak_error, a));
         fprintf(out, "; %s live then\n", rows);
@@ -128,9 +128,9 @@ static void print_header(an_report_t *r, an_view_opts_t *o, view_def_t d, const 
                 an_units_percent(s->temporary, s->allocations, c), rows);
         break;
     default:
-        fprintf(out, "all stacks: %s, %s (%s bytes); matching: %s\n",
+        fprintf(out, "all stacks: %s, %s (%s); matching: %s\n",
                 an_units_noun(s->allocations, "allocation", a),
-                an_units_bytes(s->bytes_allocated, b), an_units_count(s->bytes_allocated, c), rows);
+                an_units_bytes(s->bytes_allocated, b), an_units_noun(s->bytes_allocated, "byte", c), rows);
         break;
     }
 }
@@ -261,7 +261,8 @@ int an_view_stacks(an_report_t *r, an_view_opts_t *o, FILE *out)
                 rc = an_view_frames_text(r, o, &g.v[order[i]], out, MAX_FRAMES_SHOWN);
             }
             if (rows < n)
-                fprintf(out, "\n... %zu more rows (--top N shows more)\n", n - rows);
+                fprintf(out, "\n... %zu more row%s (--top N shows more)\n", n - rows,
+                        n - rows == 1 ? "" : "s");
         }
     }
     free(order);

@@ -35,33 +35,34 @@ int an_warnings_add(an_model_t *m)
     if (p->skipped)
         rc |= an_model_warn(m, "%s of unknown type skipped",
                             an_units_noun(p->skipped, "record", a));
+    /* "what: count (why)", so that the sentence reads the same for 1 */
     if (s->unknown_frees)
         rc |= an_model_warn(m,
-                            "%s of pointers heapscope never saw allocated (allocated "
+                            "frees of pointers heapscope never saw allocated: %s (allocated "
                             "before it started, or through a path it does not hook)",
-                            an_units_noun(s->unknown_frees, "free", a));
+                            an_units_count(s->unknown_frees, a));
     if (s->untracked_allocations)
         rc |= an_model_warn(m,
-                            "%s not tracked: the collector could not map memory "
-                            "to mark them live (address space exhausted); they are in no total "
+                            "allocations not tracked: %s (the collector could not map memory "
+                            "to mark them live: address space exhausted); they are in no total "
                             "and their frees count as unknown frees",
-                            an_units_noun(s->untracked_allocations, "allocation", a));
+                            an_units_count(s->untracked_allocations, a));
     if (s->lost_allocations)
         rc |= an_model_warn(m,
-                            "%s lost: counted in the totals and on the stack "
-                            "with no frames, without their own stack (the collector's call "
+                            "allocations lost: %s (counted in the totals and on the stack "
+                            "with no frames, without their own stack: the collector's call "
                             "tree or site table was full)",
-                            an_units_noun(s->lost_allocations, "allocation", a));
+                            an_units_count(s->lost_allocations, a));
     if (s->shadow_overwrites)
         rc |= an_model_warn(m,
-                            "%s: allocations at an address heapscope still "
-                            "held live (it missed a free); leak figures may be too high",
-                            an_units_noun(s->shadow_overwrites, "shadow overwrite", a));
+                            "shadow overwrites: %s (allocations at an address heapscope still "
+                            "held live: it missed a free); leak figures may be too high",
+                            an_units_count(s->shadow_overwrites, a));
     if (m->overfreed)
         rc |= an_model_warn(m,
-                            "%s with more frees than allocations (snapshot taken "
+                            "counters with more frees than allocations: %s (snapshot taken "
                             "mid-update); their live figures count as 0",
-                            an_units_noun(m->overfreed, "counter", a));
+                            an_units_count(m->overfreed, a));
     for (size_t i = 0; i < p->n_messages; i++)
         rc |= an_model_warn(m, "collector: %s", p->messages[i]);
     return rc ? PF_ENOMEM : 0;

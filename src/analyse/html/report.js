@@ -25,6 +25,7 @@
 
   function fig(i, k) { return D.figs[i * 6 + k]; }
   function fmtN(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  function plural(n, noun) { return fmtN(n) + ' ' + noun + (n === 1 ? '' : 's'); }
   function fmtB(n) {
     var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], k = 0;
     while (n >= 1024 && k < 4) { n /= 1024; k++; }
@@ -71,7 +72,7 @@
   [['stacks', 'stacks', fmtN(N)], ['allocations', 'allocations', fmtN(S.allocations)],
    ['frees', 'frees', fmtN(S.frees)], ['bytes', 'bytes allocated', fmtB(S.bytes_allocated)],
    ['peak', 'peak heap', fmtB(S.peak_bytes) + ' at ' + fmtT(S.peak_t)],
-   ['leaked', 'leaked', fmtB(S.leaked_bytes) + ' in ' + fmtN(S.leaked_allocations) + (S.leaked_allocations === 1 ? ' block' : ' blocks')],
+   ['leaked', 'leaked', fmtB(S.leaked_bytes) + ' in ' + plural(S.leaked_allocations, 'block')],
    ['temporary', 'temporary allocations', fmtN(S.temporary)], ['rss', 'peak RSS', fmtB(S.rss_peak)],
    ['time', 'run time', fmtT(S.run_time_ns)], ['threads', 'threads', fmtN(S.threads)]
   ].forEach(function (f) {
@@ -111,7 +112,7 @@
       c.stroke(); c.fillStyle = s[1]; c.fillText(s[2], 8 + n * 50, 12);
     });
     c.fillStyle = '#444';
-    c.fillText('max ' + fmtB(vmax) + '; ' + (D.samples.length / 3) + ' samples over ' + fmtT(tmax) +
+    c.fillText('max ' + fmtB(vmax) + '; ' + plural(D.samples.length / 3, 'sample') + ' over ' + fmtT(tmax) +
                (D.samples.length ? '' : ' (none: the run was shorter than the sample period)'), 120, 12);
     rtext.textContent = range ? 'Range ' + fmtT(range[0]) + ' - ' + fmtT(range[1]) + ': stacks last active in it. ' :
       'Drag across the chart to keep only the stacks last active (allocating or freeing) in a time range. ';
@@ -323,7 +324,7 @@
   csel.value = cost;
   refresh();
   var ms = performance.now();
-  status.textContent = 'drawn ' + fmtN(N) + ' stacks in ';
+  status.textContent = 'drawn ' + plural(N, 'stack') + ' in ';
   status.appendChild(el('span', { id: 'load-ms' }, ms.toFixed(0)));
   status.appendChild(document.createTextNode(' ms after navigation start'));
   if (document.body.getAttribute('data-status') !== 'error') document.body.setAttribute('data-status', 'ok');
