@@ -54,7 +54,7 @@ static int by_change(const void *x, const void *y)
         if (da != db)
             return da < db ? 1 : -1;
     }
-    return strcmp(a->key, b->key);
+    return df_key_cmp(a, b);
 }
 
 static int changed(const df_site_t *s)
@@ -81,12 +81,12 @@ static void signed_delta(char *buf, size_t sz, uint64_t before, uint64_t after)
         snprintf(buf, sz, "-%" PRIu64, before - after);
 }
 
-/* The frames of a key, "f (file:line) < g (file:line) ...", at most 6. */
-static void print_frames(FILE *out, const char *key)
+/* The frames of a stack, "f (file:line) < g (file:line) ...", at most 6. */
+static void print_frames(FILE *out, const df_site_t *d)
 {
     int n = 0;
-    const char *p = key;
-    while (*p) {
+    for (size_t i = 0; i < d->nframes; i++) {
+        const char *p = d->frames[i];
         const char *fs = strchr(p, '\x1f');
         const char *ls = fs ? strchr(fs + 1, '\x1f') : NULL;
         const char *end = ls ? strchr(ls + 1, '\x1e') : NULL;
@@ -105,7 +105,6 @@ static void print_frames(FILE *out, const char *key)
         fprintf(out, "%s%.*s", n ? " < " : "", (int)(fs - p), p);
         if (ls > file)
             fprintf(out, " (%.*s:%.*s)", (int)(ls - file), file, (int)(end - ls - 1), ls + 1);
-        p = end + 1;
         n++;
     }
     if (n == 0)
@@ -113,12 +112,12 @@ static void print_frames(FILE *out, const char *key)
     fputc('\n', out);
 }
 
-static void json_frames(an_json_t *j, const char *key)
+static void json_frames(an_json_t *j, const df_site_t *d)
 {
     an_json_key(j, "frames");
     an_json_array_begin(j);
-    const char *p = key;
-    while (*p) {
+    for (size_t i = 0; i < d->nframes; i++) {
+        const char *p = d->frames[i];
         const char *fs = strchr(p, '\x1f');
         const char *ls = fs ? strchr(fs + 1, '\x1f') : NULL;
         const char *end = ls ? strchr(ls + 1, '\x1e') : NULL;
@@ -134,7 +133,6 @@ static void json_frames(an_json_t *j, const char *key)
             an_json_null(j);
         an_json_kv_u64(j, "line", strtoull(ls + 1, NULL, 10));
         an_json_object_end(j);
-        p = end + 1;
     }
     an_json_array_end(j);
 }
@@ -193,7 +191,7 @@ static int print_diff(FILE *out, const an_report_t *ra, const an_report_t *rb,
             an_json_kv_str(&j, "status", status(d));
             json_figs(&j, "before", d->fig[0]);
             json_figs(&j, "after", d->fig[1]);
-            json_frames(&j, d->key);
+            json_frames(&j, d);
             an_json_object_end(&j);
         }
         an_json_array_end(&j);
@@ -207,10 +205,11 @@ static int print_diff(FILE *out, const an_report_t *ra, const an_report_t *rb,
             signed_delta(d, sizeof d, ta[k], tb[k]);
             fprintf(out, "%-12s %14" PRIu64 " %14" PRIu64 " %14s\n", fig_names[k], ta[k], tb[k], d);
         }
-        char nc[AN_UNITS_BUF];
-        fprintf(out, "\n%s changed (%zu new, %zu gone), largest change of %s first"
-                     "; showing %zu\n\n", an_units_noun(n_changed, "stack", nc), n_new, n_gone,
-                fig_names[sort_fig], shown);
+        char nc[AN_UNITS_BUF], nn[AN_UNITS_BUF], ng[AN_UNITS_BUF], ns[AN_UNITS_BUF];
+        fprintf(out, "\n%s changed (%s new, %s gone), largest change of %s first"
+                     "; showing %s\n\n", an_units_noun(n_changed, "stack", nc),
+                an_units_count(n_new, nn), an_units_count(n_gone, ng), fig_names[sort_fig],
+                an_units_count(shown, ns));
         fprintf(out, "%-8s %12s %14s %14s %14s  %s\n", "status", "allocations", "bytes",
                 "leaked", "peak", "stack (innermost first)");
         for (size_t i = 0; i < shown; i++) {
@@ -219,7 +218,7 @@ static int print_diff(FILE *out, const an_report_t *ra, const an_report_t *rb,
             for (int k = 0; k < DF_NFIG; k++)
                 signed_delta(c[k], sizeof c[k], d->fig[0][k], d->fig[1][k]);
             fprintf(out, "%-8s %12s %14s %14s %14s  ", status(d), c[0], c[1], c[2], c[3]);
-            print_frames(out, d->key);
+            print_frames(out, d);
         }
     }
     fflush(out);
@@ -297,7 +296,7 @@ int an_diff_main(int argc, char **argv)
                 if (changed(&s.v[i]))
                     s.v[out++] = s.v[i];
                 else
-                    free(s.v[i].key);
+                    df_site_drop(&s.v[i]);
             }
             s.n = out;
             qsort(s.v, s.n, sizeof *s.v, by_change);

@@ -1,9 +1,15 @@
 /* an_diff_sites.c - collect each profile's stacks under a key made of their
  * symbolised frames, and match the keys of the two profiles.  Two stacks
  * of one profile with the same frames (e.g. that differ only in frames
- * heapscope drops) are summed. */
+ * heapscope drops) are summed.
+ *
+ * Each distinct frame is stored once and a key is an array of pointers to
+ * them: two profiles of 65,539 stacks of 17 frames (binary-trees) held 160
+ * MB of keys as strings, one copy of every frame per stack. */
+#define _GNU_SOURCE /* strdup */
 #include "analyse/an_diff_sites.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,46 +31,101 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s)
     return PF_OK;
 }
 
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The set's copy of str (added if new), or NULL without memory. */
+static const char *intern(df_sites_t *s, const char *str)
+{
+    if ((s->nstrs + 1) * 4 > s->strcap * 3) { /* grow at 3/4 full */
+        size_t nc = s->strcap ? s->strcap * 2 : 256;
+        char **nv = calloc(nc, sizeof *nv);
+        if (!nv)
+            return NULL;
+        for (size_t i = 0; i < s->strcap; i++) {
+            if (!s->strs[i])
+                continue;
+            size_t k = (size_t)hash_str(s->strs[i]) & (nc - 1);
+            while (nv[k])
+                k = (k + 1) & (nc - 1);
+            nv[k] = s->strs[i];
+        }
+        free(s->strs);
+        s->strs = nv;
+        s->strcap = nc;
+    }
+    size_t k = (size_t)hash_str(str) & (s->strcap - 1);
+    for (; s->strs[k]; k = (k + 1) & (s->strcap - 1))
+        if (!strcmp(s->strs[k], str))
+            return s->strs[k];
+    char *copy = strdup(str);
+    if (!copy)
+        return NULL;
+    s->strs[k] = copy;
+    s->nstrs++;
+    return copy;
+}
+
+static int grow_sites(df_sites_t *s)
+{
+    if (s->n < s->cap)
+        return PF_OK;
+    size_t nc = s->cap ? s->cap * 2 : 64;
+    df_site_t *nv = realloc(s->v, nc * sizeof *nv);
+    if (!nv)
+        return PF_ENOMEM;
+    s->v = nv;
+    s->cap = nc;
+    return PF_OK;
+}
+
 int df_collect(df_sites_t *s, an_report_t *r, int side)
 {
     const an_model_t *m = &r->model;
-    for (size_t i = 0; i < m->n_stats; i++) {
+    char *buf = NULL; /* one frame's string, reused */
+    size_t cap = 0;
+    int rc = PF_OK;
+    for (size_t i = 0; i < m->n_stats && rc == PF_OK; i++) {
         const an_stats_t *st = &m->stats[i];
-        int rc = an_frames_get(&r->frames, r->prof, r->syms, &r->prof->stacks[st->stack]);
+        rc = an_frames_get(&r->frames, r->prof, r->syms, &r->prof->stacks[st->stack]);
+        if (rc == PF_OK)
+            rc = grow_sites(s);
         if (rc != PF_OK)
-            return rc;
-        char *key = NULL;
-        size_t len = 0, cap = 0;
-        rc = append(&key, &len, &cap, "");
-        for (size_t f = 0; f < r->frames.n && rc == PF_OK; f++) {
+            break;
+        size_t nf = r->frames.n;
+        const char **frames = nf ? malloc(nf * sizeof *frames) : NULL;
+        if (nf && !frames) {
+            rc = PF_ENOMEM;
+            break;
+        }
+        for (size_t f = 0; f < nf && rc == PF_OK; f++) {
             const an_frame_t *fr = &r->frames.v[f];
             char line[32];
+            size_t len = 0;
             snprintf(line, sizeof line, "\x1f%u\x1e", (unsigned)fr->line);
-            rc = append(&key, &len, &cap, fr->function ? fr->function : "??");
+            rc = append(&buf, &len, &cap, fr->function ? fr->function : "??");
             if (rc == PF_OK)
-                rc = append(&key, &len, &cap, "\x1f");
+                rc = append(&buf, &len, &cap, "\x1f");
             if (rc == PF_OK)
-                rc = append(&key, &len, &cap, fr->file ? fr->file : "");
+                rc = append(&buf, &len, &cap, fr->file ? fr->file : "");
             if (rc == PF_OK)
-                rc = append(&key, &len, &cap, line);
-        }
-        if (rc == PF_OK && s->n == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 64;
-            df_site_t *nv = realloc(s->v, nc * sizeof *nv);
-            if (!nv)
+                rc = append(&buf, &len, &cap, line);
+            if (rc == PF_OK && (frames[f] = intern(s, buf)) == NULL)
                 rc = PF_ENOMEM;
-            else {
-                s->v = nv;
-                s->cap = nc;
-            }
         }
         if (rc != PF_OK) {
-            free(key);
-            return rc;
+            free(frames);
+            break;
         }
         df_site_t *d = &s->v[s->n++];
         memset(d, 0, sizeof *d);
-        d->key = key;
+        d->frames = frames;
+        d->nframes = nf;
         d->side = side;
         d->in[side] = 1;
         d->fig[side][DF_ALLOCS] = st->allocations;
@@ -72,12 +133,32 @@ int df_collect(df_sites_t *s, an_report_t *r, int side)
         d->fig[side][DF_LEAKED] = st->leaked_bytes;
         d->fig[side][DF_PEAK] = st->peak_bytes;
     }
-    return PF_OK;
+    free(buf);
+    return rc;
+}
+
+/* Every frame string ends with its one \x1e, so the first frame that
+ * differs decides as it would in the concatenation; a key that is a
+ * prefix of the other comes first. */
+int df_key_cmp(const df_site_t *a, const df_site_t *b)
+{
+    size_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
+    for (size_t i = 0; i < n; i++)
+        if (a->frames[i] != b->frames[i]) /* interned: equal strings, one pointer */
+            return strcmp(a->frames[i], b->frames[i]);
+    return a->nframes < b->nframes ? -1 : a->nframes > b->nframes;
 }
 
 static int by_key(const void *a, const void *b)
 {
-    return strcmp(((const df_site_t *)a)->key, ((const df_site_t *)b)->key);
+    return df_key_cmp(a, b);
+}
+
+void df_site_drop(df_site_t *d)
+{
+    free(d->frames);
+    d->frames = NULL;
+    d->nframes = 0;
 }
 
 int df_match(df_sites_t *s)
@@ -88,13 +169,13 @@ int df_match(df_sites_t *s)
     size_t out = 0;
     for (size_t i = 1; i < s->n; i++) {
         df_site_t *d = &s->v[out], *x = &s->v[i];
-        if (!strcmp(d->key, x->key)) {
+        if (!df_key_cmp(d, x)) {
             for (int side = 0; side < 2; side++) {
                 d->in[side] |= x->in[side];
                 for (int k = 0; k < DF_NFIG; k++)
                     d->fig[side][k] += x->fig[side][k];
             }
-            free(x->key);
+            df_site_drop(x);
         } else {
             s->v[++out] = *x;
         }
@@ -106,7 +187,10 @@ int df_match(df_sites_t *s)
 void df_free(df_sites_t *s)
 {
     for (size_t i = 0; i < s->n; i++)
-        free(s->v[i].key);
+        df_site_drop(&s->v[i]);
     free(s->v);
+    for (size_t i = 0; i < s->strcap; i++)
+        free(s->strs[i]);
+    free(s->strs);
     memset(s, 0, sizeof *s);
 }

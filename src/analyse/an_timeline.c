@@ -76,7 +76,8 @@ int an_view_timeline(an_report_t *r, an_view_opts_t *o, FILE *out)
             an_units_noun(n, "sample", ns), p->info.sample_ms, an_units_bytes(r->model.sum.peak_bytes, a),
             an_units_time(r->model.sum.peak_t, b), an_units_bytes(max_rss, c));
     if (per > 1)
-        fprintf(out, "one row per %zu samples, with the highest heap among them\n", per);
+        fprintf(out, "one row per %s samples, with the highest heap among them\n",
+                an_units_count(per, a));
     if (an_filter_active(&o->filter))
         fprintf(out, "note: samples are process-wide; stack filters do not apply\n");
     if (n == 0) {
