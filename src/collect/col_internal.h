@@ -192,7 +192,8 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
 /* A stack this thread allocated from lately, found again by the hook's
  * frame and return address: its node, the size key and site of its last
  * allocation with the thread's counters of that site, and the checks of
- * every stack word its walk read (col_chk.h).
+ * every stack word its walk read (col_chk.h; but for a thread's entry
+ * frame's, col_unwind_cache).
  * The same frame and return address with every check holding is the same
  * stack, with no walk.  Filled the second time a walk from the same frame
  * and return address finds the same stack, when its checks fit: up to
