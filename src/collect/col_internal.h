@@ -876,6 +876,14 @@ typedef struct col_module {
 int col_modules_scan(void);
 col_module_t *col_modules_list(size_t *count);
 extern uint32_t col_modules_epoch_value;
+/* Is ip in the C library's code (glibc's libc.so.6, which is never
+ * unloaded)?  0 before the first scan, or without such a library. */
+extern uintptr_t col_modules_libc_lo, col_modules_libc_hi;
+UT_INLINE int col_modules_in_libc(uintptr_t ip)
+{
+    uintptr_t hi = __atomic_load_n(&col_modules_libc_hi, __ATOMIC_ACQUIRE);
+    return ip < hi && ip >= __atomic_load_n(&col_modules_libc_lo, __ATOMIC_RELAXED);
+}
 /* Bumped by every scan that saw a module load or unload. */
 UT_INLINE uint32_t col_modules_epoch(void)
 {

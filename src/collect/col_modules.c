@@ -34,6 +34,17 @@ typedef struct exec_ranges {
 } exec_ranges_t;
 static exec_ranges_t *exec_cur;
 
+/* The C library's code (glibc's libc.so.6): read inline by
+ * col_modules_in_libc; written once, when the scan first meets it. */
+uintptr_t col_modules_libc_lo, col_modules_libc_hi;
+
+static int is_libc(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    return base && !strncmp(base, "libc.so.", 8);
+}
+
 static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -42,6 +53,11 @@ static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
             continue;
+        if (is_libc(info->dlpi_name) && !__atomic_load_n(&col_modules_libc_hi, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&col_modules_libc_lo, info->dlpi_addr + ph->p_vaddr, __ATOMIC_RELAXED);
+            __atomic_store_n(&col_modules_libc_hi, info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+                             __ATOMIC_RELEASE);
+        }
         if (x->n < 4096) {
             x->r[x->n][0] = info->dlpi_addr + ph->p_vaddr;
             x->r[x->n][1] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;

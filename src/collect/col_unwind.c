@@ -204,15 +204,18 @@ void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uin
             return;
         /* A walk that ended at the outermost frame's rule (clone3 under a
          * thread, _start under main) read, one frame in, the return
-         * address into that outermost function: the frame of the
-         * thread's entry (start_thread, __libc_start_main), which lives
-         * as long as the thread and is only ever called from there.  The
-         * checks of its callee's return address still say that the
-         * entry frame is where it was; its own words are left out (on
-         * threadtest 2 checks of 4: DWARF's entries then cost what fp's
-         * do).  (Two outermost functions that called one entry function
-         * at the same stack address would be told apart only by them.) */
-        if (cm->end == COL_CFI_LAST && cm->m >= 3)
+         * address into that outermost function.  When that frame is the C
+         * library's (start_thread, __libc_start_main), it is the thread's
+         * entry, which lives as long as the thread and is only ever
+         * called from there: the checks of its callee's return address
+         * still say that it is where it was, and its own words are left
+         * out (on threadtest 2 checks of 4: DWARF's entries then cost what
+         * fp's do).  Not for a frame of the program's own under such a
+         * rule (a fiber's entry below a trampoline that ends the stack,
+         * clone()'s function): the program may call it again at the same
+         * address from elsewhere, and only those words tell the two
+         * stacks apart (hs_fiber_entry). */
+        if (cm->end == COL_CFI_LAST && cm->m >= 3 && col_modules_in_libc(cm->w[1].ip))
             skip = cm->w[1].chk_end;
         n = cm->w[cm->m - 1].chk_end + 1 - skip;
     } else {

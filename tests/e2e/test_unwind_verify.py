@@ -99,6 +99,20 @@ def main(t):
           opts=["--depth", "3"])
     check(t, "cxx", "hs_cxx", [], 20)
     check(t, "threads", "hs_threads", [], 16000, cached=10000)
+    # one function run as a fiber below a trampoline that ends the stack
+    # for unwinders, then called the plain way at the same address
+    # (hs_fiber_entry.c): only the return address in its frame tells the
+    # two stacks apart, and the cache must still check it (it leaves out
+    # the entry frame's words only for the C library's thread entries)
+    check(t, "fiber-entry", "hs_fiber_entry", [], 8, cached=2)
+    # and without verification, where the cache answers
+    r = t.run("hs_fiber_entry", out="fiber-entry-plain.hsp", opts=["--unwind", "dwarf"])
+    p = t.report(r.out)
+    for fn in ("fiber_tramp", "fiber_plain"):
+        t.eq("fiber-entry, cache on: fiber_leaf's stacks, under %s or not" % fn,
+             [(4, False), (4, True)],
+             sorted((int(st["allocations"]), any(f.get("function") == fn for f in st["frames"]))
+                    for st in p.stacks_with("fiber_leaf")))
     # threads that start and exit all the time: new threads reuse the
     # stacks and the recycled states of exited ones, and a cached stack
     # leaves the words of its thread's entry frame (start_thread's)
