@@ -6,7 +6,6 @@
  * Each distinct frame is stored once and a key is an array of pointers to
  * them: two profiles of 65,539 stacks of 17 frames (binary-trees) held 160
  * MB of keys as strings, one copy of every frame per stack. */
-#define _GNU_SOURCE /* strdup */
 #include "analyse/an_diff_sites.h"
 
 #include <stdio.h>
@@ -29,46 +28,6 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s)
     memcpy(*buf + *len, s, n + 1);
     *len += n;
     return PF_OK;
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* The set's copy of str (added if new), or NULL without memory. */
-static const char *intern(df_sites_t *s, const char *str)
-{
-    if ((s->nstrs + 1) * 4 > s->strcap * 3) { /* grow at 3/4 full */
-        size_t nc = s->strcap ? s->strcap * 2 : 256;
-        char **nv = calloc(nc, sizeof *nv);
-        if (!nv)
-            return NULL;
-        for (size_t i = 0; i < s->strcap; i++) {
-            if (!s->strs[i])
-                continue;
-            size_t k = (size_t)hash_str(s->strs[i]) & (nc - 1);
-            while (nv[k])
-                k = (k + 1) & (nc - 1);
-            nv[k] = s->strs[i];
-        }
-        free(s->strs);
-        s->strs = nv;
-        s->strcap = nc;
-    }
-    size_t k = (size_t)hash_str(str) & (s->strcap - 1);
-    for (; s->strs[k]; k = (k + 1) & (s->strcap - 1))
-        if (!strcmp(s->strs[k], str))
-            return s->strs[k];
-    char *copy = strdup(str);
-    if (!copy)
-        return NULL;
-    s->strs[k] = copy;
-    s->nstrs++;
-    return copy;
 }
 
 static int grow_sites(df_sites_t *s)
@@ -115,8 +74,14 @@ int df_collect(df_sites_t *s, an_report_t *r, int side)
                 rc = append(&buf, &len, &cap, fr->file ? fr->file : "");
             if (rc == PF_OK)
                 rc = append(&buf, &len, &cap, line);
-            if (rc == PF_OK && (frames[f] = intern(s, buf)) == NULL)
-                rc = PF_ENOMEM;
+            if (rc == PF_OK) {
+                /* the interned copies stay where they are as the table grows */
+                uint32_t id = an_xintern_add(&s->frames, buf, len, NULL);
+                if (id == UINT32_MAX)
+                    rc = PF_ENOMEM;
+                else
+                    frames[f] = s->frames.strs[id];
+            }
         }
         if (rc != PF_OK) {
             free(frames);
@@ -189,8 +154,6 @@ void df_free(df_sites_t *s)
     for (size_t i = 0; i < s->n; i++)
         df_site_drop(&s->v[i]);
     free(s->v);
-    for (size_t i = 0; i < s->strcap; i++)
-        free(s->strs[i]);
-    free(s->strs);
+    an_xintern_free(&s->frames);
     memset(s, 0, sizeof *s);
 }

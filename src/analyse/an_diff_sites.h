@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyse/an_export_stacks.h"
 #include "analyse/an_report.h"
 
 enum { DF_ALLOCS, DF_BYTES, DF_LEAKED, DF_PEAK, DF_NFIG };
 
-/* A stack's key is its frames, innermost first, each an interned string
- * "function\x1f" "file\x1f" "line\x1e" (one copy per distinct frame, shared
- * by every stack of both profiles through it). */
+/* A stack's key is its frames, innermost first, each a string
+ * "function\x1f" "file\x1f" "line\x1e" interned in df_sites_t.frames (one
+ * copy per distinct frame, shared by every stack of both profiles). */
 typedef struct df_site {
     const char **frames;
     size_t nframes;
@@ -24,8 +25,7 @@ typedef struct df_site {
 typedef struct df_sites {
     df_site_t *v;
     size_t n, cap;
-    char **strs;      /* the interned frames: an open-addressed set */
-    size_t nstrs, strcap;
+    an_xintern_t frames; /* every distinct frame once */
 } df_sites_t;
 
 /* Append one entry per stack of the loaded profile r, as side 0 or 1.
