@@ -106,9 +106,7 @@ static void identify_allocator(void)
     col_proc.granule_shift = 3;
     if (dladdr(addr, &info) && info.dli_fname) {
         strncpy(col_proc.allocator, info.dli_fname, sizeof col_proc.allocator - 1);
-        const char *base = strrchr(info.dli_fname, '/');
-        base = base ? base + 1 : info.dli_fname;
-        if (!strncmp(base, "libc.so", 7))
+        if (col_modules_is_libc(info.dli_fname))
             col_proc.granule_shift = 5;
     }
 }

@@ -879,6 +879,7 @@ extern uint32_t col_modules_epoch_value;
 /* Is ip in the C library's code (glibc's libc.so.6, which is never
  * unloaded)?  0 before the first scan, or without such a library. */
 extern uintptr_t col_modules_libc_lo, col_modules_libc_hi;
+int col_modules_is_libc(const char *path); /* its file name starts "libc.so." (glibc) */
 UT_INLINE int col_modules_in_libc(uintptr_t ip)
 {
     uintptr_t hi = __atomic_load_n(&col_modules_libc_hi, __ATOMIC_ACQUIRE);

@@ -38,7 +38,7 @@ static exec_ranges_t *exec_cur;
  * col_modules_in_libc; written once, when the scan first meets it. */
 uintptr_t col_modules_libc_lo, col_modules_libc_hi;
 
-static int is_libc(const char *path)
+int col_modules_is_libc(const char *path)
 {
     const char *base = path ? strrchr(path, '/') : NULL;
     base = base ? base + 1 : path;
@@ -53,7 +53,7 @@ static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
             continue;
-        if (is_libc(info->dlpi_name) && !__atomic_load_n(&col_modules_libc_hi, __ATOMIC_RELAXED)) {
+        if (col_modules_is_libc(info->dlpi_name) && !__atomic_load_n(&col_modules_libc_hi, __ATOMIC_RELAXED)) {
             __atomic_store_n(&col_modules_libc_lo, info->dlpi_addr + ph->p_vaddr, __ATOMIC_RELAXED);
             __atomic_store_n(&col_modules_libc_hi, info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
                              __ATOMIC_RELEASE);
