@@ -163,7 +163,7 @@ static void an_json_escape(FILE *out, const char *str, size_t len)
     size_t run = 0; /* start of the pending plain run */
     for (size_t i = 0; i < len;) {
         unsigned char c = s[i];
-        size_t n = 1;
+        size_t n;
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             i++;
             continue;
