@@ -6,6 +6,7 @@
  * Each distinct frame is stored once and a key is an array of pointers to
  * them: two profiles of 65,539 stacks of 17 frames (binary-trees) held 160
  * MB of keys as strings, one copy of every frame per stack. */
+#include "common/ut_grow.h"
 #include "analyse/an_diff_sites.h"
 
 #include <stdio.h>
@@ -30,19 +31,6 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s)
     return PF_OK;
 }
 
-static int grow_sites(df_sites_t *s)
-{
-    if (s->n < s->cap)
-        return PF_OK;
-    size_t nc = s->cap ? s->cap * 2 : 64;
-    df_site_t *nv = realloc(s->v, nc * sizeof *nv);
-    if (!nv)
-        return PF_ENOMEM;
-    s->v = nv;
-    s->cap = nc;
-    return PF_OK;
-}
-
 int df_collect(df_sites_t *s, an_report_t *r, int side)
 {
     const an_model_t *m = &r->model;
@@ -53,7 +41,7 @@ int df_collect(df_sites_t *s, an_report_t *r, int side)
         const an_stats_t *st = &m->stats[i];
         rc = an_frames_get(&r->frames, r->prof, r->syms, &r->prof->stacks[st->stack]);
         if (rc == PF_OK)
-            rc = grow_sites(s);
+            rc = ut_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) ? PF_ENOMEM : PF_OK;
         if (rc != PF_OK)
             break;
         size_t nf = r->frames.n;

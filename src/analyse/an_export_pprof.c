@@ -15,6 +15,7 @@
  *                system_name repeats the name
  * The string table starts with "" as the format requires.
  */
+#include "common/ut_grow.h"
 #include "analyse/an_export.h"
 
 #include <inttypes.h>
@@ -51,21 +52,6 @@ typedef struct pp_build {
     size_t n_loc_ids, cap_loc_ids;
 } pp_build_t;
 
-static int pp_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*v, c * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = c;
-    return 0;
-}
-
 /* String index of s; -1 when out of memory. */
 static int64_t pp_str(pp_build_t *b, const char *s)
 {
@@ -87,7 +73,7 @@ static uint64_t pp_function(pp_build_t *b, const char *name, const char *file)
     if (i == UINT32_MAX)
         return 0;
     if (added) {
-        if (pp_grow((void **)&b->fn, &b->fn_cap, (size_t)i + 1, sizeof *b->fn))
+        if (ut_grow((void **)&b->fn, &b->fn_cap, (size_t)i + 1, sizeof *b->fn))
             return 0;
         pp_function_t *f = &b->fn[i];
         perftools__profiles__function__init(f);
@@ -112,7 +98,7 @@ static uint64_t pp_location(pp_build_t *b, const an_frame_t *v, size_t n)
     if (i == UINT32_MAX)
         return 0;
     if (added) {
-        if (pp_grow((void **)&b->loc, &b->loc_cap, (size_t)i + 1, sizeof *b->loc))
+        if (ut_grow((void **)&b->loc, &b->loc_cap, (size_t)i + 1, sizeof *b->loc))
             return 0;
         pp_location_t *l = &b->loc[i];
         perftools__profiles__location__init(l);
@@ -156,7 +142,7 @@ static int pp_sample(pp_build_t *b, an_report_t *r, const an_stats_t *s)
         while (j + 1 < f->n && f->v[j].inlined)
             j++;
         uint64_t id = pp_location(b, &f->v[i], j - i + 1);
-        if (!id || pp_grow((void **)&b->loc_ids, &b->cap_loc_ids, b->n_loc_ids + 1, sizeof *b->loc_ids))
+        if (!id || ut_grow((void **)&b->loc_ids, &b->cap_loc_ids, b->n_loc_ids + 1, sizeof *b->loc_ids))
             return PF_ENOMEM;
         b->loc_ids[b->n_loc_ids++] = id;
         i = j + 1;

@@ -7,6 +7,7 @@
  * per (stack, size) gives the same tables, because every mprof figure is a
  * sum over allocations of something that depends only on the chain and the
  * size. */
+#include "common/ut_grow.h"
 #include "analyse/an_mprof_data.h"
 
 #include <stdlib.h>
@@ -36,19 +37,6 @@ static uint64_t hash_str(const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
-}
-
-static int grow(void **v, size_t *cap, size_t n, size_t elt)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *nv = realloc(*v, nc * elt);
-    if (!nv)
-        return PF_ENOMEM;
-    *v = nv;
-    *cap = nc;
-    return 0;
 }
 
 /* Rebuild an open-addressing table of `cap` slots for n keys. */
@@ -92,7 +80,7 @@ static long func_id(mp_t *mp, const char *name)
             if (!strcmp(mp->funcs[mp->fhash[s] - 1].name, name))
                 return (long)mp->fhash[s] - 1;
     }
-    if (grow((void **)&mp->funcs, &mp->cap_funcs, mp->n_funcs, sizeof *mp->funcs))
+    if (ut_grow((void **)&mp->funcs, &mp->cap_funcs, mp->n_funcs + 1, sizeof *mp->funcs))
         return -1;
     mp_func_t *f = &mp->funcs[mp->n_funcs];
     memset(f, 0, sizeof *f);
@@ -125,7 +113,7 @@ static mp_edge_t *edge_get(mp_t *mp, uint32_t parent, uint32_t child)
                 return e;
         }
     }
-    if (grow((void **)&mp->edges, &mp->cap_edges, mp->n_edges, sizeof *mp->edges))
+    if (ut_grow((void **)&mp->edges, &mp->cap_edges, mp->n_edges + 1, sizeof *mp->edges))
         return NULL;
     mp_edge_t *e = &mp->edges[mp->n_edges++];
     memset(e, 0, sizeof *e);
@@ -169,7 +157,7 @@ static mp_leak_t *leak_get(mp_t *mp, const uint32_t *f, int n, int rooted)
                 return l;
         }
     }
-    if (grow((void **)&mp->leaks, &mp->cap_leaks, mp->n_leaks, sizeof *mp->leaks))
+    if (ut_grow((void **)&mp->leaks, &mp->cap_leaks, mp->n_leaks + 1, sizeof *mp->leaks))
         return NULL;
     mp_leak_t *l = &mp->leaks[mp->n_leaks++];
     memset(l, 0, sizeof *l);

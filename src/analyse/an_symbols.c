@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "common/ut_grow.h"
 #include "analyse/an_symbols.h"
 
 #include <stdarg.h>
@@ -50,30 +51,12 @@ struct an_symbols {
 
 static const char an_sym_unknown[] = "??";
 
-/* Grow *arr (of *cap elements of elsz) to hold need; returns 0 or -1. */
-static int an_symbols_grow(void **arr, size_t *cap, size_t need, size_t elsz)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 256;
-    while (n < need)
-        n *= 2;
-    if (n > SIZE_MAX / elsz)
-        return -1;
-    void *p = realloc(*arr, n * elsz);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
-
 /* Keep a malloc'd string until close.  Returns it, or NULL (and frees it)
  * when out of memory. */
 static char *an_symbols_own(an_symbols_t *s, char *str)
 {
     void *arr = s->owned;
-    if (an_symbols_grow(&arr, &s->cap_owned, s->n_owned + 1, sizeof *s->owned)) {
+    if (ut_grow(&arr, &s->cap_owned, s->n_owned + 1, sizeof *s->owned)) {
         free(str);
         return NULL;
     }
@@ -113,7 +96,7 @@ static void an_symbols_warn(an_symbols_t *s, const char *fmt, ...)
     void *arr = (void *)s->warnings;
     char *w = strdup(buf);
     if (!w || !an_symbols_own(s, w) ||
-        an_symbols_grow(&arr, &s->cap_warnings, s->n_warnings + 1, sizeof *s->warnings))
+        ut_grow(&arr, &s->cap_warnings, s->n_warnings + 1, sizeof *s->warnings))
         return;
     s->warnings = arr;
     s->warnings[s->n_warnings++] = w;
@@ -171,10 +154,10 @@ static int an_symbols_resolve(an_symbols_t *s, uint64_t ip, int32_t mi, uint32_t
         tmp[i].function = tmp[i].function ? an_symbols_demangle(s, tmp[i].function) : an_sym_unknown;
     void *syms = s->syms, *runs = s->runs;
     if (s->n_syms + n > UINT32_MAX || s->n_runs >= UINT32_MAX ||
-        an_symbols_grow(&syms, &s->cap_syms, s->n_syms + n, sizeof *s->syms))
+        ut_grow(&syms, &s->cap_syms, s->n_syms + n, sizeof *s->syms))
         return -1;
     s->syms = syms;
-    if (an_symbols_grow(&runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs))
+    if (ut_grow(&runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs))
         return -1;
     s->runs = runs;
     memcpy(&s->syms[s->n_syms], tmp, n * sizeof *tmp);

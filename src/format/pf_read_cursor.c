@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ut_grow.h"
 #include "common/ut_varint.h"
 #include "format/pf_read_int.h"
 
@@ -73,21 +74,7 @@ int pf_read_truncate(pf_parse_t *ps, const char *fmt, ...)
 
 void *pf_read_grow(void *arr, size_t *cap, size_t need, size_t elsz)
 {
-    if (need <= *cap && arr)
-        return arr;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2)
-            return NULL;
-        n *= 2;
-    }
-    if (n > SIZE_MAX / elsz)
-        return NULL;
-    void *p = realloc(arr, n * elsz);
-    if (!p)
-        return NULL;
-    *cap = n;
-    return p;
+    return ut_grow(&arr, cap, need, elsz) == 0 ? arr : NULL;
 }
 
 static size_t pf_cur_off(const pf_cur_t *c)
