@@ -82,15 +82,22 @@ static void signed_delta(char *buf, size_t sz, uint64_t before, uint64_t after)
 }
 
 /* The frames of a stack, "f (file:line) < g (file:line) ...", at most 6. */
+/* A frame string of df_collect (function, 0x1f, file, 0x1f, line, 0x1e):
+ * where its two separators (*fs, *ls) and its end are; 0 if it is not one. */
+static int frame_split(const char *p, const char **fs, const char **ls, const char **end)
+{
+    *fs = strchr(p, '\x1f');
+    *ls = *fs ? strchr(*fs + 1, '\x1f') : NULL;
+    *end = *ls ? strchr(*ls + 1, '\x1e') : NULL;
+    return *end != NULL;
+}
+
 static void print_frames(FILE *out, const df_site_t *d)
 {
     int n = 0;
     for (size_t i = 0; i < d->nframes; i++) {
-        const char *p = d->frames[i];
-        const char *fs = strchr(p, '\x1f');
-        const char *ls = fs ? strchr(fs + 1, '\x1f') : NULL;
-        const char *end = ls ? strchr(ls + 1, '\x1e') : NULL;
-        if (!end)
+        const char *p = d->frames[i], *fs, *ls, *end;
+        if (!frame_split(p, &fs, &ls, &end))
             break;
         if (n == 6) {
             fputs(" < ...", out);
@@ -117,11 +124,8 @@ static void json_frames(an_json_t *j, const df_site_t *d)
     an_json_key(j, "frames");
     an_json_array_begin(j);
     for (size_t i = 0; i < d->nframes; i++) {
-        const char *p = d->frames[i];
-        const char *fs = strchr(p, '\x1f');
-        const char *ls = fs ? strchr(fs + 1, '\x1f') : NULL;
-        const char *end = ls ? strchr(ls + 1, '\x1e') : NULL;
-        if (!end)
+        const char *p = d->frames[i], *fs, *ls, *end;
+        if (!frame_split(p, &fs, &ls, &end))
             break;
         an_json_object_begin(j);
         an_json_key(j, "function");
