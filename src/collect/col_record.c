@@ -211,7 +211,11 @@ UT_INLINE int next_site_keyed(uint64_t w, uint64_t key)
  * thread's previous one last time), if a frame-pointer walk compared with
  * it finds it, else the unwinder's.  (Not in DWARF mode: a DWARF walk
  * compared with the guess, a rule lookup and its loads per frame, cost
- * 894 instructions per allocation on binary-trees, the memo 641.)
+ * 894 instructions per allocation on binary-trees, the memo 641.  Nor
+ * with frames an earlier walk found under the frame-pointer rule stepped
+ * without a lookup (2026-11-25): 1,158 instead of 1,237 instructions per
+ * pair, but 3-7% more CPU time, reading every frame's node record where
+ * the memo reads its own words; docs/BENCHMARKS.md.)
  *
  * Not a guess the cache saw from this frame before and has not kept, or
  * kept before the modules changed (epoch): that stack is about to be
