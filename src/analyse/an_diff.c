@@ -81,7 +81,6 @@ static void signed_delta(char *buf, size_t sz, uint64_t before, uint64_t after)
         snprintf(buf, sz, "-%" PRIu64, before - after);
 }
 
-/* The frames of a stack, "f (file:line) < g (file:line) ...", at most 6. */
 /* A frame string of df_collect (function, 0x1f, file, 0x1f, line, 0x1e):
  * where its two separators (*fs, *ls) and its end are; 0 if it is not one. */
 static int frame_split(const char *p, const char **fs, const char **ls, const char **end)
@@ -92,6 +91,7 @@ static int frame_split(const char *p, const char **fs, const char **ls, const ch
     return *end != NULL;
 }
 
+/* The frames of a stack, "f (file:line) < g (file:line) ...", at most 6. */
 static void print_frames(FILE *out, const df_site_t *d)
 {
     int n = 0;

@@ -6,8 +6,8 @@
  * Each distinct frame is stored once and a key is an array of pointers to
  * them: two profiles of 65,539 stacks of 17 frames (binary-trees) held 160
  * MB of keys as strings, one copy of every frame per stack. */
-#include "common/ut_grow.h"
 #include "analyse/an_diff_sites.h"
+#include "common/ut_grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +16,8 @@
 static int append(char **buf, size_t *len, size_t *cap, const char *s)
 {
     size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        size_t nc = (*cap ? *cap : 128);
-        while (nc < *len + n + 1)
-            nc *= 2;
-        char *nb = realloc(*buf, nc);
-        if (!nb)
-            return PF_ENOMEM;
-        *buf = nb;
-        *cap = nc;
-    }
+    if (ut_grow((void **)buf, cap, *len + n + 1, 1))
+        return PF_ENOMEM;
     memcpy(*buf + *len, s, n + 1);
     *len += n;
     return PF_OK;

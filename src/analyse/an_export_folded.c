@@ -9,6 +9,7 @@
  * left out, as flamegraph.pl would ignore them anyway.
  */
 #include "analyse/an_export.h"
+#include "common/ut_grow.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,14 +31,8 @@ static int folded_cmp(const void *a, const void *b)
 static int folded_append(char **buf, size_t *len, size_t *cap, const char *s, int raw)
 {
     size_t n = strlen(s);
-    if (*len + n + 2 > *cap) {
-        size_t c = (*len + n + 2) * 2;
-        char *b = realloc(*buf, c);
-        if (!b)
-            return -1;
-        *buf = b;
-        *cap = c;
-    }
+    if (ut_grow((void **)buf, cap, *len + n + 2, 1))
+        return -1;
     for (size_t i = 0; i < n; i++)
         (*buf)[(*len)++] = raw ? s[i] : s[i] == ';' ? ':' : (s[i] == '\n' || s[i] == '\r') ? ' ' : s[i];
     (*buf)[*len] = '\0';

@@ -15,7 +15,6 @@
  *                system_name repeats the name
  * The string table starts with "" as the format requires.
  */
-#include "common/ut_grow.h"
 #include "analyse/an_export.h"
 
 #include <inttypes.h>
@@ -25,6 +24,7 @@
 
 #include "analyse/an_export_stacks.h"
 #include "pprof/profile.pb-c.h"
+#include "common/ut_grow.h"
 
 typedef Perftools__Profiles__Profile pp_profile_t;
 typedef Perftools__Profiles__Sample pp_sample_t;

@@ -16,6 +16,7 @@
 
 #include "analyse/an_export_stacks.h"
 #include "analyse/an_json.h"
+#include "common/ut_grow.h"
 
 typedef struct ss_stacks {
     an_xintern_t frames;      /* key "function\x1f file\x1f line" */
@@ -36,14 +37,8 @@ static int ss_collect(ss_stacks_t *s, an_report_t *r)
         if (an_frames_get(&r->frames, r->prof, r->syms, &r->prof->stacks[m->stats[i].stack]))
             return PF_ENOMEM;
         const an_frames_t *f = &r->frames;
-        if (s->n_idx + f->n > s->cap_idx) {
-            size_t cap = (s->n_idx + f->n) * 2 + 64;
-            uint32_t *v = realloc(s->idx, cap * sizeof *v);
-            if (!v)
-                return PF_ENOMEM;
-            s->idx = v;
-            s->cap_idx = cap;
-        }
+        if (ut_grow((void **)&s->idx, &s->cap_idx, s->n_idx + f->n, sizeof *s->idx))
+            return PF_ENOMEM;
         for (size_t k = f->n; k-- > 0;) {
             char key[1024];
             int len = snprintf(key, sizeof key, "%s\x1f%s\x1f%" PRIu32, f->v[k].function,

@@ -3,6 +3,7 @@
  * found through open-addressing hash tables so that a profile of 100,000
  * stacks builds in time linear in its frames. */
 #include "analyse/an_flame.h"
+#include "common/ut_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,14 +108,8 @@ uint32_t an_flame_intern(an_flame_t *f, const char *name)
     for (; f->name_hash[k] != UINT32_MAX; k = (k + 1) & (f->name_hash_cap - 1))
         if (!strcmp(f->names[f->name_hash[k]], name))
             return f->name_hash[k];
-    if (f->n_names == f->cap_names) {
-        size_t nc = f->cap_names ? f->cap_names * 2 : 256;
-        char **v = realloc(f->names, nc * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        f->names = v;
-        f->cap_names = nc;
-    }
+    if (ut_grow((void **)&f->names, &f->cap_names, f->n_names + 1, sizeof *f->names))
+        return UINT32_MAX;
     size_t len = strlen(name) + 1;
     char *copy = malloc(len);
     if (!copy)
@@ -138,14 +133,8 @@ static uint32_t child(an_flame_t *f, uint32_t parent, uint32_t name, uint8_t cls
         if (n->parent == parent && n->name == name && f->node_hash[k] != 0)
             return f->node_hash[k];
     }
-    if (f->n_nodes == f->cap_nodes) {
-        size_t nc = f->cap_nodes ? f->cap_nodes * 2 : 1024;
-        an_flame_node_t *v = realloc(f->nodes, nc * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        f->nodes = v;
-        f->cap_nodes = nc;
-    }
+    if (ut_grow((void **)&f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof *f->nodes))
+        return UINT32_MAX;
     an_flame_node_t *n = &f->nodes[f->n_nodes];
     memset(n, 0, sizeof *n);
     n->name = name;

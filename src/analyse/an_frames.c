@@ -6,6 +6,7 @@
  * profile of heapscope itself still shows its frames further out.
  */
 #include "analyse/an_frames.h"
+#include "common/ut_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +24,7 @@ int an_frames_is_own(const pf_profile_t *p, int32_t module)
 /* Room for `more` frames after the current ones.  Returns 0 or -1. */
 static int an_frames_reserve(an_frames_t *f, size_t more)
 {
-    if (f->n + more <= f->cap)
-        return 0;
-    size_t n = f->cap ? f->cap : 64;
-    while (n < f->n + more)
-        n *= 2;
-    an_frame_t *v = realloc(f->v, n * sizeof *v);
-    if (!v)
-        return -1;
-    f->v = v;
-    f->cap = n;
-    return 0;
+    return ut_grow((void **)&f->v, &f->cap, f->n + more, sizeof *f->v);
 }
 
 int an_frames_get(an_frames_t *f, const pf_profile_t *p, an_symbols_t *syms, const pf_stack_t *st)

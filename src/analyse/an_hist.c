@@ -12,6 +12,7 @@
 #include "analyse/an_units.h"
 #include "analyse/an_view_bars.h"
 #include "analyse/an_view_group.h"
+#include "common/ut_grow.h"
 
 #define EXACT_ROWS_MAX 40
 
@@ -33,14 +34,8 @@ static int add_stack(const pf_profile_t *p, const pf_stack_t *st, hist_row_t **r
 {
     for (size_t i = 0; i < st->n_counters; i++) {
         const pf_counter_t *c = &p->counters[st->first_counter + i];
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 64;
-            hist_row_t *v = realloc(*rows, nc * sizeof *v);
-            if (!v)
-                return PF_ENOMEM;
-            *rows = v;
-            *cap = nc;
-        }
+        if (ut_grow((void **)rows, cap, *n + 1, sizeof **rows))
+            return PF_ENOMEM;
         (*rows)[(*n)++] = (hist_row_t){c->size_lo, c->size_hi, c->allocations, c->bytes_allocated};
     }
     return 0;

@@ -13,6 +13,7 @@
 
 #include "analyse/an_model.h"
 #include "analyse/an_warnings.h"
+#include "common/ut_grow.h"
 
 /* Sum the counters of stack `si` into *st. */
 static void an_model_stack(an_model_t *m, size_t si, an_stats_t *st)
@@ -121,15 +122,9 @@ int an_model_warn(an_model_t *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    if (m->n_warnings == m->cap_warnings) {
-        size_t nc = m->cap_warnings ? m->cap_warnings * 2 : 8;
-        char **w = realloc(m->warnings, nc * sizeof *w);
-        if (!w) {
-            free(s);
-            return PF_ENOMEM;
-        }
-        m->warnings = w;
-        m->cap_warnings = nc;
+    if (ut_grow((void **)&m->warnings, &m->cap_warnings, m->n_warnings + 1, sizeof *m->warnings)) {
+        free(s);
+        return PF_ENOMEM;
     }
     m->warnings[m->n_warnings++] = s;
     return 0;

@@ -7,13 +7,13 @@
  * per (stack, size) gives the same tables, because every mprof figure is a
  * sum over allocations of something that depends only on the chain and the
  * size. */
-#include "common/ut_grow.h"
 #include "analyse/an_mprof_data.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "heapscope/profile.h"
+#include "common/ut_grow.h"
 
 int mp_class(uint64_t n)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyse/an_filter.h"
+#include "common/ut_grow.h"
 
 /* Allocations the runtimes make once and keep until exit on purpose:
  *  - libstdc++'s emergency exception-handling pool, allocated by a static
@@ -36,14 +37,8 @@ static const char *const an_suppress_builtins[] = {
 
 static int add_rule(an_suppress_t *s, const char *pat, size_t len, int builtin)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        an_suppress_rule_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return PF_ENOMEM;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (ut_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+        return PF_ENOMEM;
     char *p = malloc(len + 1);
     if (!p)
         return PF_ENOMEM;

@@ -9,7 +9,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "common/ut_grow.h"
 #include "analyse/an_symbols.h"
 
 #include <stdarg.h>
@@ -21,6 +20,7 @@
 #include "analyse/an_symaddr.h"
 #include "analyse/an_symfile.h"
 #include "format/pf_read_map.h"
+#include "common/ut_grow.h"
 
 enum { AN_MOD_UNTRIED, AN_MOD_READY, AN_MOD_FAILED };
 

@@ -20,6 +20,7 @@
 #include "analyse/an_units.h"
 #include "analyse/an_view_bars.h"
 #include "analyse/an_view_group.h"
+#include "common/ut_grow.h"
 
 #define FOLD_BUF 1024
 #define INDENT_MAX 40  /* levels indented; deeper ones print their depth */
@@ -88,14 +89,8 @@ static size_t child(tree_t *t, size_t parent, const char *name, int32_t module, 
         if (c->parent == parent && !strcmp(c->name, name))
             return t->hash[k];
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap * 2;
-        tnode_t *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return 0;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (ut_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
+        return 0;
     tnode_t *c = &t->v[t->n];
     memset(c, 0, sizeof *c);
     c->name = name;
