@@ -1,6 +1,7 @@
 /* col_dwarf.c - the DWARF unwinder's fast path: a per-thread cache of one
- * rule per return address, the memo of the previous walk, and the walk
- * itself (see col_dwarf.h).
+ * rule per return address, the memo of the previous walk, the walk itself
+ * (see col_dwarf.h), and the walk compared with the recorder's guess of
+ * the stack (col_dwarf_is).
  *
  * A step: look the return address up in the thread's direct-mapped cache
  * (a miss parses .eh_frame, col_dwarf_rule.c), compute the CFA from rsp or
@@ -59,7 +60,18 @@ static size_t cache_carve(cfi_cache_t *c, int max)
     col_cfi_new_t *tmp = col_memo_layout(c, &off, n * sizeof *tmp);
     uintptr_t *ip = col_memo_layout(c, &off, n * sizeof *ip);
     uint32_t *node = col_memo_layout(c, &off, n * sizeof *node);
+    /* the guess's, by depth 1..max */
+    uintptr_t *g_ip = col_memo_layout(c, &off, (n + 1) * sizeof *g_ip);
+    uint32_t *g_node = col_memo_layout(c, &off, (n + 1) * sizeof *g_node);
+    col_cfi_step_t *g_st = col_memo_layout(c, &off, (n + 1) * sizeof *g_st);
+    col_chk_t *g_chk = col_memo_layout(c, &off, (n + 1) * sizeof *g_chk);
+    col_chk_t *g_chk2 = col_memo_layout(c, &off, (n + 1) * sizeof *g_chk2);
     if (c) {
+        c->memo.guess.g.ip = g_ip;
+        c->memo.guess.g.node = g_node;
+        c->memo.guess.st = g_st;
+        c->memo.guess.chk = g_chk;
+        c->memo.guess.chk2 = g_chk2;
         c->memo.max = max;
         c->memo.w = w;
         c->memo.chk = chk;
@@ -199,6 +211,57 @@ UT_INLINE int in_stack(uintptr_t a, uintptr_t lo, uintptr_t hi)
     return a - lo <= hi - sizeof(uintptr_t) - lo;
 }
 
+/* The first state of a walk from start (a frame of heapscope's own, with
+ * a frame pointer): its caller's, past heapscope's frames ([skip_lo,
+ * skip_hi)) by the rbp chain, with no rule lookups for the hook and the
+ * recording functions.  0 if start is not on the thread's known stack
+ * (an alternate signal stack) or a link is not plausible.  *lo becomes
+ * the walker's own frame: everything a walk reads lies above it. */
+UT_INLINE int walk_start(const void *start, uintptr_t skip_lo, uintptr_t skip_hi, uintptr_t *lo,
+                         uintptr_t hi, uintptr_t self, uintptr_t *ip, uintptr_t *sp, uintptr_t *bp)
+{
+    uintptr_t fp = (uintptr_t)start;
+    if (hi == UINTPTR_MAX || !in_stack(self, *lo, hi) || fp < self || !in_stack(fp, *lo, hi) ||
+        !in_stack(fp + 8, *lo, hi))
+        return 0;
+    *lo = self;
+    *sp = fp + 16;
+    *ip = ((const uintptr_t *)fp)[1];
+    *bp = ((const uintptr_t *)fp)[0];
+    while (*ip >= skip_lo && *ip < skip_hi) {
+        uintptr_t b = *bp;
+        if (!in_stack(b, *lo, hi) || !in_stack(b + 8, *lo, hi) || b < *sp)
+            return 0;
+        *ip = ((const uintptr_t *)b)[1];
+        *sp = b + 16;
+        *bp = ((const uintptr_t *)b)[0];
+    }
+    return 1;
+}
+
+/* One step by rule r (kind OK) from the state (*ip, *sp, *bp) to the
+ * caller's: the CFA from rsp or rbp, the return address at CFA - 8 and, if
+ * the frame saved it, rbp (*bp_at: where, else 0).  0 if the CFA does not
+ * grow or a word lies outside [lo, hi). */
+UT_INLINE int cfi_step(const cfi_rule_t *r, uintptr_t lo, uintptr_t hi, uintptr_t *ip,
+                       uintptr_t *sp, uintptr_t *bp, uintptr_t *bp_at)
+{
+    uintptr_t cfa = (r->cfa_rbp ? *bp : *sp) + (uintptr_t)(intptr_t)r->cfa_off;
+    if (UT_UNLIKELY(cfa <= *sp || !in_stack(cfa - 8, lo, hi)))
+        return 0;
+    *ip = *(const uintptr_t *)(cfa - 8);
+    *sp = cfa;
+    *bp_at = 0;
+    if (r->rbp_saved) {
+        uintptr_t at = cfa + (uintptr_t)(intptr_t)r->rbp_off;
+        if (UT_UNLIKELY(!in_stack(at, lo, hi)))
+            return 0;
+        *bp = *(const uintptr_t *)at;
+        *bp_at = at;
+    }
+    return 1;
+}
+
 /* Would a walk that reaches w[i] (same ip, sp and bp) repeat the memo's
  * walk from there on?  Each later state follows from the rule (same ip,
  * same cached rule) and the words the step read, so equal words mean
@@ -229,25 +292,10 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     if (max > c->memo.max)
         max = c->memo.max;
     col_cfi_memo_t *m = &c->memo;
-    /* start's frame has a frame pointer: begin at its caller */
-    uintptr_t self = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t fp = (uintptr_t)start;
-    if (stack_hi == UINTPTR_MAX || !in_stack(self, stack_lo, stack_hi) || fp < self ||
-        !in_stack(fp, stack_lo, stack_hi) || !in_stack(fp + 8, stack_lo, stack_hi))
+    uintptr_t ip, sp, bp;
+    if (!walk_start(start, skip_lo, skip_hi, &stack_lo, stack_hi,
+                    (uintptr_t)__builtin_frame_address(0), &ip, &sp, &bp))
         goto fail; /* unknown stack, or an alternate signal stack */
-    stack_lo = self; /* everything the walk reads lies above our own frame */
-    uintptr_t sp = fp + 16;
-    uintptr_t ip = ((const uintptr_t *)fp)[1];
-    uintptr_t bp = ((const uintptr_t *)fp)[0];
-    /* heapscope's own frames (built with frame pointers) by the rbp chain:
-     * no rule lookups for the hook and the recording functions */
-    while (ip >= skip_lo && ip < skip_hi) {
-        if (!in_stack(bp, stack_lo, stack_hi) || !in_stack(bp + 8, stack_lo, stack_hi) || bp < sp)
-            goto fail;
-        ip = ((const uintptr_t *)bp)[1];
-        sp = bp + 16;
-        bp = ((const uintptr_t *)bp)[0];
-    }
     /* i scans the memo from the inside out as the walk goes up the stack */
     int i = m->m - 1, keep = -1, k = 0, end = COL_CFI_LAST;
     col_cfi_new_t *tmp = m->tmp;
@@ -280,21 +328,9 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         }
         if (UT_UNLIKELY(r->kind != CFI_RULE_OK))
             goto fail;
-        uintptr_t rbp_based = r->cfa_rbp;
-        uintptr_t cfa = (rbp_based ? bp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
-        f->cfa_rbp = -rbp_based;
-        if (UT_UNLIKELY(cfa <= sp || !in_stack(cfa - 8, stack_lo, stack_hi)))
+        f->cfa_rbp = -(uintptr_t)r->cfa_rbp;
+        if (UT_UNLIKELY(!cfi_step(r, stack_lo, stack_hi, &ip, &sp, &bp, &f->bp_at)))
             goto fail;
-        ip = *(const uintptr_t *)(cfa - 8);
-        sp = cfa;
-        f->bp_at = 0;
-        if (r->rbp_saved) {
-            uintptr_t at = cfa + (uintptr_t)(intptr_t)r->rbp_off;
-            if (UT_UNLIKELY(!in_stack(at, stack_lo, stack_hi)))
-                goto fail;
-            bp = *(const uintptr_t *)at;
-            f->bp_at = at;
-        }
         if (ip == 0) {
             end = COL_CFI_ZERO;
             break;
@@ -349,4 +385,124 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
 fail:
     m->m = 0; /* the caller's stack comes from libunwind: no memo of it */
     return COL_UNWIND_FAIL;
+}
+
+/* ---- the guess (col_dwarf_is) ------------------------------------------- */
+
+/* Make c a check that always holds (of its own want, under a zero mask). */
+UT_INLINE void chk_none(col_chk_t *c)
+{
+    c->want[0] = c->want[1] = 0;
+    c->mask[0] = c->mask[1] = 0;
+    c->at = (const col_v2u_t *)&c->want;
+}
+
+/* Do the words the steps of depths 1..d read still hold? */
+UT_INLINE int guess_holds(const col_cfi_guess_t *gs, int d)
+{
+    if (!col_chk_hold(&gs->chk[1], &gs->chk[d + 1]))
+        return 0;
+    return !gs->extra || col_chk_hold(&gs->chk2[1], &gs->chk2[d + 1]);
+}
+
+/* The checks of the steps of depths lo..hi, which this walk took, outer
+ * first: as col_dwarf_stack makes the memo's, each step's saved rbp is
+ * checked only where the state it made uses it (depth d - 1's `used`; the
+ * state after depth 1's step is the end of the walk). */
+static void guess_fill(col_cfi_guess_t *gs, int lo, int hi)
+{
+    uintptr_t used = lo > 1 ? gs->st[lo - 1].used : 0;
+    for (int d = lo; d <= hi; d++) {
+        col_cfi_step_t *s = &gs->st[d];
+        col_chk_t *c = &gs->chk[d], *c2 = &gs->chk2[d];
+        if (gs->extra) /* (else no chk2 is read) */
+            chk_none(c2);
+        if (s->ra_at == 0) {
+            chk_none(c);
+            used = 0; /* the walk ended at this frame's rule */
+        } else {
+            uintptr_t next_ip = d > 1 ? gs->g.ip[d - 1] : 0;
+            uintptr_t next_bp = d > 1 ? gs->st[d - 1].bp : 0;
+            if (s->bp_at == s->ra_at - 8) {
+                col_chk_pair_masked(c, s->bp_at, next_bp, next_ip, used);
+            } else {
+                col_chk_word(c, s->ra_at, next_ip);
+                if (s->bp_at && used) {
+                    if (!gs->extra) { /* the first: every other depth's chk2 holds */
+                        for (int k = 1; k <= hi; k++)
+                            chk_none(&gs->chk2[k]);
+                        gs->extra = 1;
+                    }
+                    col_chk_word(c2, s->bp_at, next_bp);
+                }
+            }
+            used = s->cfa_rbp | (s->bp_at == 0 ? used : 0);
+        }
+        s->used = used;
+    }
+}
+
+/* The DWARF walk, comparing each frame with node g's instead of keeping
+ * it, and checking that the walk ends after g's outermost frame: the
+ * recorder asks this of the stack it guesses (col_node_next), as
+ * col_unwind_fp_is does in fp mode.  Where the walk reaches a depth in
+ * the state the last walk of the same outer frames found it, the words
+ * that walk read from there out are checked in place of stepping on
+ * (col_cfi_guess_t): in binary-trees a walk steps through one or two new
+ * frames and checks the other fifteen, without the memo's bookkeeping of
+ * the new frames or their node lookups.
+ *
+ * Not after a module was unloaded (an address that had a rule might now
+ * have another), nor when the modules changed since this thread's rules
+ * were cached (the memo's walk clears them first). */
+int col_dwarf_is(const col_thread_t *t, const void *frame, uint32_t g)
+{
+    cfi_cache_t *c = tls_cache;
+    int depth = col_guess_depth(g, col_config.max_depth);
+    if (depth == 0 || c == NULL || col_modules_unloaded() ||
+        c->memo.epoch != col_modules_epoch() || depth > c->memo.max)
+        return 0;
+    uintptr_t lo = t->stack_lo, hi = t->stack_hi, ip, sp, bp;
+    if (!walk_start(frame, col_proc.self_lo, col_proc.self_hi, &lo, hi,
+                    (uintptr_t)__builtin_frame_address(0), &ip, &sp, &bp))
+        return 0;
+    col_cfi_guess_t *gs = &c->memo.guess;
+    col_guess_set(&gs->g, g, depth);
+    /* depths 1..v hold what the last walk found there, until this walk
+     * reaches depth v in another state: from then on it rewrites them */
+    int v = gs->g.valid, d = depth;
+    for (;; d--) {
+        if (ip != gs->g.ip[d])
+            return 0;
+        col_cfi_step_t *s = &gs->st[d];
+        if (d == v) {
+            if (sp == s->sp && ((bp ^ s->bp) & s->used) == 0 && guess_holds(gs, d))
+                break;
+            gs->g.valid = v = 0;
+            gs->extra = 0;
+        }
+        s->sp = sp;
+        s->bp = bp;
+        const cfi_rule_t *r = rule_of(c, ip);
+        if (r->kind == CFI_RULE_LAST) {
+            if (d != 1)
+                return 0; /* the stack ends above g's outermost frame */
+            s->ra_at = s->bp_at = s->cfa_rbp = 0;
+            break;
+        }
+        if (r->kind != CFI_RULE_OK)
+            return 0;
+        s->cfa_rbp = -(uintptr_t)r->cfa_rbp;
+        if (!cfi_step(r, lo, hi, &ip, &sp, &bp, &s->bp_at))
+            return 0;
+        s->ra_at = sp - 8;
+        if (d == 1) {
+            if (ip != 0)
+                return 0; /* the stack goes on past g's outermost frame */
+            break;
+        }
+    }
+    guess_fill(gs, v + 1, depth);
+    gs->g.valid = depth;
+    return 1;
 }

@@ -811,6 +811,8 @@ void col_unwind_fp_thread_exit(void);
 /* Is the stack above frame the stack of node g (made by an earlier walk)?
  * The frame-pointer walk, compared with g's frames, without the memo. */
 int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g);
+/* The same for the DWARF walk, without its memo (col_dwarf.c). */
+int col_dwarf_is(const col_thread_t *t, const void *frame, uint32_t g);
 #define COL_UNWIND_FAIL 0xfffffffeu     /* col_dwarf_stack: use libunwind */
 uint32_t col_dwarf_stack(const void *frame, int max, uintptr_t skip_lo, uintptr_t skip_hi,
                          uintptr_t stack_lo, uintptr_t stack_hi, uint32_t guess);

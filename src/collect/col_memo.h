@@ -10,7 +10,7 @@
 
 #include "collect/col_internal.h"
 
-/* ---- the last guessed stack (col_unwind_fp_is) ------------------------- */
+/* ---- the last guessed stack (col_unwind_fp_is, col_dwarf_is) ---------- */
 
 /* The return addresses and nodes of the last stack the recorder guessed,
  * by depth: ip[1] the outermost frame, ip[depth] the innermost.  And, for
@@ -175,6 +175,34 @@ typedef struct col_cfi_new { /* a frame of the current walk (its ip: tmp_ip) */
     uintptr_t cfa_rbp;       /* its rule's CFA is rbp-based: ~0, else 0 */
 } col_cfi_new_t;
 
+/* The last stack the recorder guessed, as the DWARF walk compared with it
+ * found it (col_dwarf_is): the frames by depth (g: ip[1] the outermost,
+ * ip[depth] the innermost) and, for depths 1..g.valid, the state each
+ * frame was found in and the words its step read, as checks.  A walk that
+ * reaches depth d <= g.valid in the same state (sp, and bp if the walk
+ * from there out reads it) repeats the rest of that walk if the checks of
+ * depths 1..d hold: the same ip has the same rule while no module is
+ * unloaded, and each step's result follows from the rule and the words
+ * it read.  Kept in the memo's mapping, max + 1 of each. */
+typedef struct col_cfi_step { /* 48 bytes */
+    uintptr_t sp, bp;  /* the state the frame was found in (its ip: g.ip) */
+    uintptr_t ra_at;   /* where its step read the caller's return address; 0: no step (its rule ends the stack) */
+    uintptr_t bp_at;   /* where its step read the caller's rbp; 0: not saved */
+    uintptr_t cfa_rbp; /* its rule's CFA is rbp-based: ~0, else 0 */
+    uintptr_t used;    /* the walk from this state out reads bp: ~0, else 0 */
+} col_cfi_step_t;
+
+typedef struct col_cfi_guess {
+    col_guess_t g;  /* ip and node by depth, and valid (its fp and want unused) */
+    int extra;      /* some depth's chk2 may be a real check */
+    col_cfi_step_t *st;
+    /* chk[d]: the words depth d's step read (a check that always holds
+     * for a step not taken); chk2[d]: the caller's rbp where the frame
+     * saved it apart from the return address and the caller uses it, else
+     * a check that always holds */
+    col_chk_t *chk, *chk2;
+} col_cfi_guess_t;
+
 typedef struct col_cfi_memo {
     uint32_t epoch; /* col_modules_epoch() of the rules the walk used */
     int m;        /* frames in w; 0: no memo */
@@ -187,6 +215,7 @@ typedef struct col_cfi_memo {
     col_cfi_new_t *tmp;  /* a walk's new frames, innermost first, */
     uintptr_t *tmp_ip;   /* their return addresses */
     uint32_t *tmp_node;  /* and nodes */
+    col_cfi_guess_t guess;
 } col_cfi_memo_t;
 
 extern _Thread_local col_cfi_memo_t *col_cfi_memo __attribute__((tls_model("initial-exec")));

@@ -207,15 +207,25 @@ UT_INLINE int next_site_keyed(uint64_t w, uint64_t key)
     return k ? k == key : col_sites[next_site(w)].key == key;
 }
 
+/* Is the stack above frame the guess?  A walk of the mode's unwinder
+ * compared with it, checking in place the words the last such walk read
+ * where it meets that walk's frames (col_memo.h).  (Two earlier DWARF
+ * versions, a walk compared with the guess frame by frame, and one that
+ * stepped frames an earlier walk found under the frame-pointer rule
+ * without a lookup by reading every frame's node record, were slower than
+ * the memo: docs/BENCHMARKS.md.) */
+static int guess_is(const col_thread_t *t, const void *frame, uint32_t guess)
+{
+    if (col_config.unwinder == PF_UNWIND_FP)
+        return col_unwind_fp_is(t, frame, guess);
+    if (col_config.unwinder == PF_UNWIND_DWARF)
+        return col_dwarf_is(t, frame, guess);
+    return 0;
+}
+
 /* The stack of this allocation: the guess (the stack that came after the
- * thread's previous one last time), if a frame-pointer walk compared with
- * it finds it, else the unwinder's.  (Not in DWARF mode: a DWARF walk
- * compared with the guess, a rule lookup and its loads per frame, cost
- * 894 instructions per allocation on binary-trees, the memo 641.  Nor
- * with frames an earlier walk found under the frame-pointer rule stepped
- * without a lookup (2026-11-25): 1,158 instead of 1,237 instructions per
- * pair, but 3-7% more CPU time, reading every frame's node record where
- * the memo reads its own words; docs/BENCHMARKS.md.)
+ * thread's previous one last time), if guess_is finds it, else the
+ * unwinder's.
  *
  * Not a guess the cache saw from this frame before and has not kept, or
  * kept before the modules changed (epoch): that stack is about to be
@@ -229,7 +239,7 @@ static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col
                            uint32_t guess, uint32_t epoch, int *guessed, col_sc_entry_t **seen)
 {
     *guessed = 0;
-    if (col_config.unwinder == PF_UNWIND_FP && col_unwind_fp_is(t, frame, guess)) {
+    if (guess_is(t, frame, guess)) {
         col_sc_entry_t *e = sc_seen(set, frame, ra, guess);
         if (e == NULL || e->epoch == epoch) {
             if (UT_UNLIKELY(col_config.verify_unwind))

@@ -140,7 +140,8 @@ UT_COLD static void verify(col_thread_t *t, const void *frame, uint32_t node, in
 }
 
 /* HEAPSCOPE_UNWIND_VERIFY: a stack found without the unwinder (the
- * recorder's guess, col_unwind_fp_is), against the reference. */
+ * recorder's guess, col_unwind_fp_is or col_dwarf_is), against the
+ * reference. */
 void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node)
 {
     __atomic_add_fetch(&guessed, 1, __ATOMIC_RELAXED);
@@ -168,8 +169,9 @@ void col_unwind_report(void)
                         (unsigned long)col_unwind_fp_foreign_walks());
     else if (col_config.verify_unwind && col_config.unwinder == PF_UNWIND_DWARF)
         col_message_add("dwarf unwinder verified against libunwind: %lu stacks, %lu differed, "
-                        "%lu fell back to libunwind",
-                        (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks);
+                        "%lu fell back to libunwind; %lu were the guessed next stack",
+                        (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks,
+                        (unsigned long)guessed);
 }
 
 /* The checks of the whole stack of the memo's walk, which started at

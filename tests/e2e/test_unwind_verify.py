@@ -10,10 +10,11 @@ deep recursion where every stack is new, stacks cut by the depth cap) must
 show not a single difference (threads that come and go on reused stacks
 too); and a stack whose cache entry a dlopen made
 stale must be cached again, and stacks too deep for a cache entry's own
-checks must be kept and told apart by their outermost frames.  The fp unwinder's stacks taken from the
-recorder's guess of the next stack are verified the same way, also where
-the guess is wrong only in where the stack ends, or only in outer frames
-that lie where the guessed stack's were."""
+checks must be kept and told apart by their outermost frames.  Both
+unwinders' stacks taken from the recorder's guess of the next stack are
+verified the same way, also where the guess is wrong only in where the
+stack ends, or only in outer frames that lie where the guessed stack's
+were."""
 import re
 import hstest
 
@@ -127,7 +128,7 @@ def main(t):
             p = check(t, label, "hs_recurse", [], 12485, opts=opts, cached=0)
             if p is not None:
                 check_recurse(t, p, label, depth)
-            if p is not None and mode == "fp":
+            if p is not None:
                 # the second and third trees repeat the first's stacks in
                 # order: the recorder's guess of the next stack is right,
                 # and taken without the memo (never for a cut stack)
@@ -153,18 +154,32 @@ def main(t):
         else:
             t.eq("guess-dwarf: guess_leaf's two stacks, 1,000 allocations each", [1000, 1000],
                  [n for _, n in leaf])
+    # the same where the shorter stack ends at a return address of 0 (for a
+    # DWARF walk: hs_guess_end.c)
+    p = check(t, "guess-end-dwarf", "hs_guess_end", [], 4000, opts=["--unwind", "dwarf"], cached=0)
+    if p is not None:
+        t.eq("guess-end-dwarf: end_leaf's two stacks, where the DWARF walk ends",
+             [(["end_leaf", "end_base"], 1000), (["end_leaf", "end_base", "end_shift"], 1000)],
+             sorted(([f.get("function") for f in st["frames"]][:3], int(st["allocations"]))
+                    for st in p.stacks_with("end_leaf")))
+        n = guessed(p)
+        t.true("guess-end-dwarf: stacks taken from the guess", n >= 1000, "%d guessed" % n)
     # two stacks that differ only in outer frames found at the same addresses
     # (hs_guess_outer.c): where the guessed stack's outer frames are checked
     # in place, the difference is in the words there, and must be seen
-    p = check(t, "guess-outer-fp", "hs_guess_outer", [], 46500, opts=["--unwind", "fp"], cached=0)
-    if p is not None:
+    for mode in ("fp", "dwarf"):
+        label = "guess-outer-" + mode
+        p = check(t, label, "hs_guess_outer", [], 46500, opts=["--unwind", mode], cached=0)
+        if p is None:
+            continue
+
         def under(fn):
             return sum(int(st["allocations"]) for st in p.stacks_with("guess_build")
                        if any(f.get("function") == fn for f in st["frames"]))
-        t.eq("guess-outer-fp: allocations under each caller", (31000, 15500),
+        t.eq(label + ": allocations under each caller", (31000, 15500),
              (under("guess_mid_x"), under("guess_mid_y")))
         n = guessed(p)
-        t.true("guess-outer-fp: stacks taken from the guess", n >= 20000, "%d guessed" % n)
+        t.true(label + ": stacks taken from the guess", n >= 20000, "%d guessed" % n)
     # stacks deeper than a cache entry's own checks (hs_deep.c): kept in the
     # entry's chunk of deep checks, and told apart only by the words of their outermost
     # frames (19 of each round's 20 allocations are the cache's to answer)
@@ -196,15 +211,19 @@ def main(t):
     # part of the stack, so the cache answers for rbp_loop's stack although
     # every call saves another rbp; a used one must be checked, or the cache
     # (and the memo) would take rbp_via_b's stack for rbp_via_a's
+    # (and a saved rbp next to its return address, in a frame with a frame
+    # pointer, that the caller's CFA uses: rbp_std)
     def check_rbp(label, p):
         s = p.summary
-        t.eq(label + ": allocations, frees, bytes", (18000, 18000, 432000),
+        t.eq(label + ": allocations, frees, bytes", (22000, 22000, 528000),
              (s["allocations"], s["frees"], s["bytes_allocated"]))
-        t.eq(label + ": allocations under rbp_leaf, rbp_via_a, rbp_via_b, rbp_mid",
-             (10000, 6000, 2000, 4000),
+        t.eq(label + ": allocations under rbp_leaf, rbp_via_a, rbp_via_b, rbp_mid, rbp_std",
+             (10000, 9000, 3000, 4000, 4000),
              tuple(sum(int(st["allocations"]) for st in p.stacks_with(fn))
-                   for fn in ("rbp_leaf", "rbp_via_a", "rbp_via_b", "rbp_mid")))
-    p = check(t, "rbp-dwarf", "hs_rbp", [], 18000, opts=["--unwind", "dwarf"], cached=17000)
+                   for fn in ("rbp_leaf", "rbp_via_a", "rbp_via_b", "rbp_mid", "rbp_std")))
+        t.eq(label + ": rbp_std's stacks under rbp_via_a and rbp_via_b", [1000, 3000],
+             sorted(int(st["allocations"]) for st in p.stacks_with("rbp_std")))
+    p = check(t, "rbp-dwarf", "hs_rbp", [], 22000, opts=["--unwind", "dwarf"], cached=20000)
     if p is not None:
         check_rbp("rbp-dwarf", p)
     r = t.run("hs_rbp", out="rbp-plain.hsp", opts=["--unwind", "dwarf"])

@@ -1,10 +1,11 @@
 /* hs_guess_outer.c - stacks that differ only in an outer frame found at
- * the same address: where the fp unwinder checks a guessed stack's outer
- * frames in place (col_unwind_fp_is), the difference is in the words
- * there, and must be seen.
+ * the same address: where the unwinders check a guessed stack's outer
+ * frames in place (col_unwind_fp_is, col_dwarf_is), the difference is in
+ * the words there, and must be seen.
  *
  * main calls guess_mid_x or guess_mid_y (the same code, so the same frame
- * layout), which builds a binary tree of depth 4 in post-order through
+ * layout), which call guess_mid, which builds a binary tree of depth 4 in
+ * post-order through
  * guess_build: left child, right child (another call site), then the node
  * itself, 24 bytes; then the tree is freed.  The first allocation of a
  * tree is its leftmost leaf, whose frame and return address the other 15
@@ -14,7 +15,9 @@
  * mid_y tree comes after an mid_x tree whose successor last time was
  * another mid_x tree, so its leftmost leaf is guessed under mid_x, with
  * every frame where the walk finds it and only the words of mid_y's call
- * different.
+ * different.  (guess_mid is the guessed stack's frame that the DWARF walk
+ * reaches in the same state: the return address into mid_y is a word its
+ * step reads, where a frame-pointer walk reads it in mid_y's frame.)
  *
  * Allocations: 46,500 (31 per tree), 46,500 frees, 1,116,000 bytes;
  * 31,000 under guess_mid_x, 15,500 under guess_mid_y. */
@@ -53,15 +56,21 @@ static void tree_free(gnode_t *n)
     free(n);
 }
 
-HS_SITE void guess_mid_x(void)
+HS_SITE void guess_mid(void)
 {
     tree_free(guess_build(4));
     __asm__ __volatile__("" ::: "memory"); /* not a tail call */
 }
 
+HS_SITE void guess_mid_x(void)
+{
+    guess_mid();
+    __asm__ __volatile__("" ::: "memory");
+}
+
 HS_SITE void guess_mid_y(void)
 {
-    tree_free(guess_build(4));
+    guess_mid();
     __asm__ __volatile__("" ::: "memory");
 }
 

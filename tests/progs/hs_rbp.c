@@ -3,15 +3,15 @@
  *
  * 10 rounds of rbp_loop: 1,000 allocations each from one stack (main ->
  * rbp_loop -> rbp_leaf), each with another value of rbp saved in
- * rbp_leaf's frame; every block freed after its round.  Then twice 4,000
- * calls, every fourth of rbp_via_b, the others of rbp_via_a, each
+ * rbp_leaf's frame; every block freed after its round.  Then three times
+ * 4,000 calls, every fourth of rbp_via_b, the others of rbp_via_a, each
  * allocating one block and freeing it (main -> rbp_via_X -> rbp_framed ->
- * rbp_pass the first 4,000 times, -> rbp_pass_mid -> rbp_mid the others;
- * all from one call site of main).
+ * rbp_pass the first 4,000 times, -> rbp_pass_mid -> rbp_mid the next,
+ * -> rbp_std the last; all from one call site of main).
  *
- * Allocations: 18,000, 18,000 frees, 432,000 bytes (24 each); 10,000
- * under rbp_leaf, 6,000 under rbp_via_a, 2,000 under rbp_via_b, 4,000
- * under rbp_mid. */
+ * Allocations: 22,000, 22,000 frees, 528,000 bytes (24 each); 10,000
+ * under rbp_leaf, 9,000 under rbp_via_a, 3,000 under rbp_via_b, 4,000
+ * under rbp_mid, 4,000 under rbp_std. */
 #include <stdlib.h>
 
 #include "hsprog.h"
@@ -35,10 +35,10 @@ int main(void)
             free(blocks[i]);
         }
     }
-    for (int i = 0; i < 2 * VIA_CALLS; i++) {
+    for (int i = 0; i < 3 * VIA_CALLS; i++) {
         /* one call site: the return address into main is the same too */
         void *(*volatile via)(long) = i % 4 == 3 ? rbp_via_b : rbp_via_a;
-        void *p = via(i >= VIA_CALLS);
+        void *p = via(i / VIA_CALLS);
         hs_escape(p);
         free(p);
     }

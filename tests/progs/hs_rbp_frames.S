@@ -15,7 +15,11 @@
  * rbp_pass calls malloc(24): the walk uses the rbp malloc's hook saved.
  * rbp_pass_mid calls rbp_mid, which saves rbx and then rbp (so the saved
  * rbp is not next to the return address) and calls malloc(24): the walk
- * uses the rbp rbp_mid saved, which rbp_pass_mid passed on.  via_a's
+ * uses the rbp rbp_mid saved, which rbp_pass_mid passed on.  Or (mid 2)
+ * rbp_std, a frame with a frame pointer, which saves rbp_framed's rbp
+ * next to its return address and calls malloc(24): the walk uses that
+ * saved rbp for rbp_framed's CFA, and the check of the pair must compare
+ * it.  via_a's
  * frame is 32 bytes
  * bigger than via_b's and it asks rbp_framed for 32 bytes less, so
  * rbp_pass's frame, and malloc's, lie at the same address under either:
@@ -133,6 +137,25 @@ rbp_pass:
         .cfi_endproc
         .size rbp_pass, .-rbp_pass
 
+/* a frame with a frame pointer: it saves rbp_framed's rbp next to its
+ * return address, and its CFA is rbp-based too */
+        .globl rbp_std
+        .type rbp_std, @function
+rbp_std:
+        .cfi_startproc
+        pushq %rbp
+        .cfi_def_cfa_offset 16
+        .cfi_offset %rbp, -16
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        movl $24, %edi
+        call malloc@PLT
+        popq %rbp
+        .cfi_def_cfa %rsp, 8
+        ret
+        .cfi_endproc
+        .size rbp_std, .-rbp_std
+
         .globl rbp_framed
         .type rbp_framed, @function
 rbp_framed:
@@ -143,11 +166,14 @@ rbp_framed:
         movq %rsp, %rbp
         .cfi_def_cfa_register %rbp
         subq %rdi, %rsp
-        testq %rsi, %rsi
-        jz 1f
-        call rbp_pass_mid
+        cmpq $1, %rsi
+        je 1f
+        ja 3f
+        call rbp_pass
         jmp 2f
-1:      call rbp_pass
+1:      call rbp_pass_mid
+        jmp 2f
+3:      call rbp_std
 2:      leave
         .cfi_def_cfa %rsp, 8
         ret

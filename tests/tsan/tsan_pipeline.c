@@ -96,7 +96,7 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     return stub_unwind(guess);
 }
 
-/* The guess check, as the real one reads it: node g's records (made by
+/* The guess check, as the real ones read it: node g's records (made by
  * any thread, named by col_node_next) against the current site's frames. */
 int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
 {
@@ -108,6 +108,11 @@ int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
         if (col_nodes[g].ip != SITE_IP(cur_site, i))
             return 0;
     return i == n && g == 0;
+}
+
+int col_dwarf_is(const col_thread_t *t, const void *frame, uint32_t g)
+{
+    return col_unwind_fp_is(t, frame, g);
 }
 
 void col_unwind_verify_walk(col_thread_t *t, const void *frame, uint32_t node)
