@@ -32,6 +32,16 @@
  * rbp itself tells the stacks apart. */
         .text
 
+/* the usual prologue of a frame with a frame pointer: rbp saved next to
+ * the return address, then the CFA taken from rbp */
+        .macro FRAME_POINTER_PROLOGUE
+        pushq %rbp
+        .cfi_def_cfa_offset 16
+        .cfi_offset %rbp, -16
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        .endm
+
 /* malloc(24) from a frame whose rsp is 8 bytes off 16: padded around the
  * call, so that malloc starts with the stack aligned */
         .macro MALLOC24_PADDED
@@ -143,11 +153,7 @@ rbp_pass:
         .type rbp_std, @function
 rbp_std:
         .cfi_startproc
-        pushq %rbp
-        .cfi_def_cfa_offset 16
-        .cfi_offset %rbp, -16
-        movq %rsp, %rbp
-        .cfi_def_cfa_register %rbp
+        FRAME_POINTER_PROLOGUE
         movl $24, %edi
         call malloc@PLT
         popq %rbp
@@ -160,11 +166,7 @@ rbp_std:
         .type rbp_framed, @function
 rbp_framed:
         .cfi_startproc
-        pushq %rbp
-        .cfi_def_cfa_offset 16
-        .cfi_offset %rbp, -16
-        movq %rsp, %rbp
-        .cfi_def_cfa_register %rbp
+        FRAME_POINTER_PROLOGUE
         subq %rdi, %rsp
         cmpq $1, %rsi
         je 1f
