@@ -262,6 +262,35 @@ UT_INLINE int cfi_step(const cfi_rule_t *r, uintptr_t lo, uintptr_t hi, uintptr_
     return 1;
 }
 
+/* The checks of one step, which read the caller's return address
+ * (next_ip) at ra_at and, if bp_at is not 0, its rbp (next_bp) at bp_at:
+ * one 16-byte check in *c when the two lie side by side (the rbp compared
+ * only under `used`: the caller's state reads it), else the return
+ * address's in *c and, if the rbp is used, its own in *c2.  Returns how
+ * many it wrote: 1 or 2.  The memo's walk (col_dwarf_stack) and the
+ * guess's (guess_fill) both make their checks with it, in place. */
+UT_INLINE int step_checks(col_chk_t *c, col_chk_t *c2, uintptr_t ra_at, uintptr_t bp_at,
+                          uintptr_t next_ip, uintptr_t next_bp, uintptr_t used)
+{
+    if (bp_at == ra_at - 8) {
+        col_chk_pair_masked(c, bp_at, next_bp, next_ip, used);
+        return 1;
+    }
+    col_chk_word(c, ra_at, next_ip);
+    if (bp_at == 0 || !used)
+        return 1;
+    col_chk_word(c2, bp_at, next_bp);
+    return 2;
+}
+
+/* The bp mask of the state before a step (col_memo.h's bp_used): used if
+ * the step's rule takes the CFA from rbp, or if the step left rbp to the
+ * caller as it was and the caller's state (`used`) reads it. */
+UT_INLINE uintptr_t step_used(uintptr_t cfa_rbp, uintptr_t bp_at, uintptr_t used)
+{
+    return cfa_rbp | (bp_at == 0 ? used : 0);
+}
+
 /* Would a walk that reaches w[i] (same ip, sp and bp) repeat the memo's
  * walk from there on?  Each later state follows from the rule (same ip,
  * same cached rule) and the words the step read, so equal words mean
@@ -365,15 +394,10 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
             int last = j + 1 == k;
             uintptr_t ra_at = (last ? sp : tmp[j + 1].sp) - 8;
             uintptr_t next_ip = last ? ip : m->tmp_ip[j + 1], next_bp = last ? bp : tmp[j + 1].bp;
-            if (f->bp_at == ra_at - 8) {
-                col_chk_pair_masked(&m->chk[nchk++], f->bp_at, next_bp, next_ip, used);
-            } else {
-                col_chk_word(&m->chk[nchk++], ra_at, next_ip);
-                if (f->bp_at > 1 && used)
-                    col_chk_word(&m->chk[nchk++], f->bp_at, next_bp);
-            }
+            nchk += (uint32_t)step_checks(&m->chk[nchk], &m->chk[nchk + 1], ra_at, f->bp_at,
+                                          next_ip, next_bp, used);
             /* a saved rbp: the caller's came from the stack, not from here */
-            used = f->cfa_rbp | (f->bp_at == 0 ? used : 0);
+            used = step_used(f->cfa_rbp, f->bp_at, used);
         } else {
             used = 0; /* the walk ended at this frame's rule */
         }
@@ -415,28 +439,23 @@ static void guess_fill(col_cfi_guess_t *gs, int lo, int hi)
     for (int d = lo; d <= hi; d++) {
         col_cfi_step_t *s = &gs->st[d];
         col_chk_t *c = &gs->chk[d], *c2 = &gs->chk2[d];
-        if (gs->extra) /* (else no chk2 is read) */
-            chk_none(c2);
+        int n = 1;
         if (s->ra_at == 0) {
             chk_none(c);
             used = 0; /* the walk ended at this frame's rule */
         } else {
             uintptr_t next_ip = d > 1 ? gs->g.ip[d - 1] : 0;
             uintptr_t next_bp = d > 1 ? gs->st[d - 1].bp : 0;
-            if (s->bp_at == s->ra_at - 8) {
-                col_chk_pair_masked(c, s->bp_at, next_bp, next_ip, used);
-            } else {
-                col_chk_word(c, s->ra_at, next_ip);
-                if (s->bp_at && used) {
-                    if (!gs->extra) { /* the first: every other depth's chk2 holds */
-                        for (int k = 1; k <= hi; k++)
-                            chk_none(&gs->chk2[k]);
-                        gs->extra = 1;
-                    }
-                    col_chk_word(c2, s->bp_at, next_bp);
-                }
-            }
-            used = s->cfa_rbp | (s->bp_at == 0 ? used : 0);
+            n = step_checks(c, c2, s->ra_at, s->bp_at, next_ip, next_bp, used);
+            used = step_used(s->cfa_rbp, s->bp_at, used);
+        }
+        if (n == 2 && !gs->extra) { /* the first: every other depth's chk2 holds */
+            for (int k = 1; k <= hi; k++)
+                if (k != d)
+                    chk_none(&gs->chk2[k]);
+            gs->extra = 1;
+        } else if (n == 1 && gs->extra) { /* (else no chk2 is read) */
+            chk_none(c2);
         }
         s->used = used;
     }
