@@ -23,6 +23,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #endif
+#include <sched.h>
 #include <string.h>
 
 #include "collect/col_dwarf.h"
@@ -30,31 +31,61 @@
 #include "collect/col_memo.h"
 #include "heapscope/profile.h"
 
-/* The frame-pointer mode never calls libunwind, so libunwind's code
- * pages stay out of the program's RSS.  (liblzma, which libunwind pulls
- * in, costs its pages in libheapscope.so whatever the mode: its start-up
- * code runs at load; libheapscope-fp.so loads neither.  Why libunwind is
- * not loaded on demand instead: docs/UNWIND.md.) */
+/* libunwind is set up at its first use, not at start-up: a program whose
+ * stacks heapscope's own unwinders always answer never runs its code, so
+ * neither its code and data pages (~68 KB of RSS) nor the pipe its memory
+ * validation opens (two file descriptors) are added to the program.  In
+ * `fp` mode libunwind is never called at all.  (liblzma, which libunwind
+ * pulls in, still costs ~128 KB of RSS in libheapscope.so whatever the
+ * mode: its start-up code runs at load; libheapscope-fp.so loads neither.
+ * Why libunwind is not loaded on demand instead: docs/UNWIND.md.) */
 int col_unwind_init(void)
 {
-#ifdef COL_FP_ONLY
-    return 0;
-#else
-    if (col_config.unwinder == PF_UNWIND_FP)
-        return 0;
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#ifndef COL_FP_ONLY
     if (col_config.unwinder == PF_UNWIND_DWARF && col_dwarf_init() != 0)
         col_config.unwinder = PF_UNWIND_LIBUNWIND;
-    return 0;
 #endif
+    return 0;
 }
+
+#ifndef COL_FP_ONLY
+/* libunwind's state: 0 not set up, 1 being set up by one thread (the one
+ * whose setting_up is set), 2 ready. */
+static int libunwind_state;
+static _Thread_local int setting_up __attribute__((tls_model("initial-exec")));
+
+/* Before any call into libunwind: its per-thread caches of unwind rules,
+ * so that unw_backtrace takes no lock.  The policy must not change while
+ * another thread unwinds (libunwind reads it again to release the global
+ * cache's lock), so other threads wait the few microseconds it takes; a
+ * signal handler on the setting thread itself goes on (libunwind keeps
+ * its own locks with signals blocked). */
+UT_COLD static void libunwind_prepare(void)
+{
+    int st = 0;
+    if (__atomic_compare_exchange_n(&libunwind_state, &st, 1, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_ACQUIRE)) {
+        setting_up = 1;
+        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+        setting_up = 0;
+        __atomic_store_n(&libunwind_state, 2, __ATOMIC_RELEASE);
+        return;
+    }
+    while (st == 1 && !setting_up) {
+        sched_yield();
+        st = __atomic_load_n(&libunwind_state, __ATOMIC_ACQUIRE);
+    }
+}
+#endif
 
 void col_unwind_modules_changed(void)
 {
     if (col_config.unwinder == PF_UNWIND_FP)
         return;
 #ifndef COL_FP_ONLY
-    unw_flush_cache(unw_local_addr_space, 0, 0);
+    /* nothing is cached before libunwind's first use */
+    if (__atomic_load_n(&libunwind_state, __ATOMIC_ACQUIRE) != 0)
+        unw_flush_cache(unw_local_addr_space, 0, 0);
 #endif
     col_dwarf_modules_changed();
 }
@@ -79,6 +110,8 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
     int n = 0; /* never asked: the mode is fp */
     (void)buf;
 #else
+    if (UT_UNLIKELY(__atomic_load_n(&libunwind_state, __ATOMIC_ACQUIRE) != 2))
+        libunwind_prepare();
     int n = unw_backtrace(buf, want);
 #endif
     if (n < 0)

@@ -11,6 +11,12 @@ libheapscope-fp.so, built without libunwind: `heapscope run --unwind fp`
 picks it when HEAPSCOPE_LIB does not name a library, and the program then
 maps neither libunwind nor liblzma, with the same counts; preloaded with
 HEAPSCOPE_UNWIND=dwarf it unwinds with frame pointers and says so.
+
+libunwind is set up at its first use (col_unwind.c): hs_fds, whose stacks
+the DWARF unwinder answers, finds no pipe among its descriptors in `dwarf`
+mode, and in `libunwind` mode the two ends of the pipe libunwind's memory
+validation opens (so the test sees what it looks for); both with hs_fds's
+10 allocations.
 """
 import os
 
@@ -69,6 +75,12 @@ def main(t):
          ["collector: libheapscope-fp.so unwinds with frame pointers only: "
           "HEAPSCOPE_UNWIND=dwarf was not used"],
          [w for w in p.summary["warnings"] if "libheapscope-fp.so" in w])
+
+    for mode, pipes in (("dwarf", 0), ("libunwind", 2)):
+        r = t.run("hs_fds", out="fds-%s.hsp" % mode, opts=["--unwind", mode])
+        t.eq("hs_fds --unwind %s: the program's pipes" % mode, "pipes=%d" % pipes, r.text().strip())
+        st = t.report(r.out).stacks_with("fds_site")
+        t.eq("hs_fds --unwind %s: fds_site's allocations" % mode, [10], [int(s["allocations"]) for s in st])
 
 
 if __name__ == "__main__":

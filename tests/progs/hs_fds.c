@@ -1,0 +1,47 @@
+/* hs_fds.c - what a profiler adds to the file descriptors of the program:
+ * after 10 mallocs of 64 bytes from fds_site (all freed), prints
+ * "pipes=N", N being how many of its descriptors 3..999 are pipe ends.  It
+ * opens none itself, so N counts what was opened in it by others (the
+ * collector, and libunwind, whose memory validation opens a pipe when it
+ * is set up).  Nothing else allocates: the descriptors are read with
+ * readlink(2) on /proc/self/fd. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+
+#include "hsprog.h"
+
+HS_SITE static void fds_site(void)
+{
+    void *b[10];
+    for (int i = 0; i < 10; i++)
+        if ((b[i] = malloc(64)) == NULL)
+            hs_fail("malloc");
+    hs_escape(b);
+    for (int i = 0; i < 10; i++)
+        free(b[i]);
+}
+
+int main(void)
+{
+    fds_site();
+    int pipes = 0;
+    for (int fd = 3; fd < 1000; fd++) {
+        char path[32] = "/proc/self/fd/", target[64];
+        char *d = path + strlen(path);
+        if (fd >= 100)
+            *d++ = (char)('0' + fd / 100);
+        if (fd >= 10)
+            *d++ = (char)('0' + fd / 10 % 10);
+        *d++ = (char)('0' + fd % 10);
+        *d = '\0';
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            pipes += strncmp(target, "pipe:", 5) == 0;
+        }
+    }
+    hs_puts(1, "pipes=");
+    hs_put_u64(1, (uint64_t)pipes);
+    hs_puts(1, "\n");
+    return 0;
+}
