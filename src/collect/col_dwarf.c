@@ -239,6 +239,16 @@ UT_INLINE int walk_start(const void *start, uintptr_t skip_lo, uintptr_t skip_hi
     return 1;
 }
 
+/* Does the walk end at a frame of rule r (not OK) found with rbp = bp:
+ * its rule ends the stack, or no FDE covers it and bp is 0 (CFI_RULE_NONE,
+ * as libunwind has it)?  Else the stack is libunwind's.  *reads_bp: ~0
+ * if the answer read bp (NONE), else 0. */
+UT_INLINE int rule_ends(const cfi_rule_t *r, uintptr_t bp, uintptr_t *reads_bp)
+{
+    *reads_bp = r->kind == CFI_RULE_NONE ? ~(uintptr_t)0 : 0;
+    return r->kind == CFI_RULE_LAST || (r->kind == CFI_RULE_NONE && bp == 0);
+}
+
 /* One step by rule r (kind OK) from the state (*ip, *sp, *bp) to the
  * caller's: the CFA from rsp or rbp, the return address at CFA - 8 and, if
  * the frame saved it, rbp (*bp_at: where, else 0).  0 if the CFA does not
@@ -349,14 +359,14 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         col_cfi_new_t *f = &tmp[k++];
         f->sp = sp;
         f->bp = bp;
-        f->bp_at = 1; /* (and cfa_rbp unset: read only after a step) */
+        f->bp_at = 1; /* no step (yet) */
         const cfi_rule_t *r = rule_of(c, ip);
-        if (r->kind == CFI_RULE_LAST) {
-            end = COL_CFI_LAST;
+        if (UT_UNLIKELY(r->kind != CFI_RULE_OK)) {
+            if (!rule_ends(r, bp, &f->cfa_rbp))
+                goto fail;
+            end = r->kind == CFI_RULE_LAST ? COL_CFI_LAST : COL_CFI_NOCFI;
             break;
         }
-        if (UT_UNLIKELY(r->kind != CFI_RULE_OK))
-            goto fail;
         f->cfa_rbp = -(uintptr_t)r->cfa_rbp;
         if (UT_UNLIKELY(!cfi_step(r, stack_lo, stack_hi, &ip, &sp, &bp, &f->bp_at)))
             goto fail;
@@ -399,7 +409,7 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
             /* a saved rbp: the caller's came from the stack, not from here */
             used = step_used(f->cfa_rbp, f->bp_at, used);
         } else {
-            used = 0; /* the walk ended at this frame's rule */
+            used = f->cfa_rbp; /* the walk ended here: it read bp only without an FDE */
         }
         m->w[at] = (col_cfi_frame_t){.ip = m->tmp_ip[j], .sp = f->sp, .bp = f->bp, .node = node,
                                      .chk_end = (uint16_t)nchk, .bp_used = (uint16_t)used};
@@ -442,7 +452,7 @@ static void guess_fill(col_cfi_guess_t *gs, int lo, int hi)
         int n = 1;
         if (s->ra_at == 0) {
             chk_none(c);
-            used = 0; /* the walk ended at this frame's rule */
+            used = s->cfa_rbp; /* the walk ended here: it read bp only without an FDE */
         } else {
             uintptr_t next_ip = d > 1 ? gs->g.ip[d - 1] : 0;
             uintptr_t next_bp = d > 1 ? gs->st[d - 1].bp : 0;
@@ -503,14 +513,13 @@ int col_dwarf_is(const col_thread_t *t, const void *frame, uint32_t g)
         s->sp = sp;
         s->bp = bp;
         const cfi_rule_t *r = rule_of(c, ip);
-        if (r->kind == CFI_RULE_LAST) {
-            if (d != 1)
-                return 0; /* the stack ends above g's outermost frame */
-            s->ra_at = s->bp_at = s->cfa_rbp = 0;
+        if (r->kind != CFI_RULE_OK) {
+            /* the stack ends above g's outermost frame, or is libunwind's */
+            if (d != 1 || !rule_ends(r, bp, &s->cfa_rbp))
+                return 0;
+            s->ra_at = s->bp_at = 0;
             break;
         }
-        if (r->kind != CFI_RULE_OK)
-            return 0;
         s->cfa_rbp = -(uintptr_t)r->cfa_rbp;
         if (!cfi_step(r, lo, hi, &ip, &sp, &bp, &s->bp_at))
             return 0;

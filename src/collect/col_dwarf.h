@@ -27,10 +27,17 @@ void col_dwarf_thread_exit(void); /* free this thread's cache */
 
 /* ---- internal: the rule of one return address (col_dwarf_rule.c) --------- */
 
-enum { CFI_RULE_BAD = 0, CFI_RULE_OK = 1, CFI_RULE_LAST = 2 };
+/* NONE: the module has CFI, but no FDE covers the address (hand-written
+ * code such as the dynamic loader's _dl_start_user, which runs the
+ * libraries' constructors).  libunwind ends the stack at such a frame if
+ * its rbp is 0, as the loader's start code leaves it, and walks it by the
+ * frame-pointer chain otherwise: the walkers end there too when rbp is 0,
+ * and leave the rest to libunwind. */
+enum { CFI_RULE_BAD = 0, CFI_RULE_OK = 1, CFI_RULE_LAST = 2, CFI_RULE_NONE = 3 };
 
 typedef struct cfi_rule {   /* 8 bytes: a cache entry is 16 */
     uint8_t kind;       /* CFI_RULE_* ; LAST: return address undefined */
+                        /* (the fields below only for OK) */
     uint8_t cfa_rbp : 1;   /* CFA base: 1 rbp, 0 rsp */
     uint8_t rbp_saved : 1; /* rbp restored from CFA + rbp_off */
     int16_t rbp_off;
@@ -39,8 +46,9 @@ typedef struct cfi_rule {   /* 8 bytes: a cache entry is 16 */
 
 /* Rule for the instruction at pc (a return address - 1) from the module's
  * .eh_frame_hdr at hdr.  Every read stays in [seg_lo, seg_hi), the loaded
- * segment that holds .eh_frame_hdr and .eh_frame.  kind BAD if the rule
- * cannot be expressed or the data is malformed. */
+ * segment that holds .eh_frame_hdr and .eh_frame.  kind NONE if no FDE
+ * covers pc, BAD if the rule cannot be expressed or the data is
+ * malformed. */
 cfi_rule_t col_dwarf_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t seg_lo, uintptr_t seg_hi);
 
 #endif

@@ -282,8 +282,9 @@ static int parse_cie(uintptr_t at, uintptr_t lo, uintptr_t hi, uintptr_t data, c
     return r.bad || c->ra_reg != REG_RA ? -1 : 0;
 }
 
-/* FDE address for pc from the hdr's sorted table, or 0. */
-static uintptr_t find_fde(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
+/* FDE address for pc from the hdr's sorted table, or 0 (*none set if the
+ * table is sound and no entry starts at or below pc). */
+static uintptr_t find_fde(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t hi, int *none)
 {
     rd_t r = {(const uint8_t *)hdr, (const uint8_t *)hi, 0};
     if (hdr < lo || hdr + 4 > hi)
@@ -312,15 +313,20 @@ static uintptr_t find_fde(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t h
     int32_t loc, fde;
     memcpy(&loc, table + a * 8, 4);
     memcpy(&fde, table + a * 8 + 4, 4);
-    if ((uintptr_t)((intptr_t)hdr + loc) > pc)
+    if ((uintptr_t)((intptr_t)hdr + loc) > pc) {
+        *none = 1;
         return 0;
+    }
     return (uintptr_t)((intptr_t)hdr + fde);
 }
 
 cfi_rule_t col_dwarf_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
 {
     cfi_rule_t rule = {0};
-    uintptr_t fde = find_fde(pc, hdr, lo, hi);
+    int none = 0;
+    uintptr_t fde = find_fde(pc, hdr, lo, hi, &none);
+    if (none)
+        rule.kind = CFI_RULE_NONE;
     if (!fde || fde < lo || fde + 8 > hi)
         return rule;
     rd_t r = {(const uint8_t *)fde, (const uint8_t *)hi, 0};
@@ -335,8 +341,12 @@ cfi_rule_t col_dwarf_rule_for(uintptr_t pc, uintptr_t hdr, uintptr_t lo, uintptr
         return rule;
     uintptr_t begin = rd_ptr(&r, c.fde_enc, hdr);
     uintptr_t range = rd_ptr(&r, c.fde_enc & 0x0f, hdr);
-    if (r.bad || pc < begin || pc - begin >= range)
+    if (r.bad)
         return rule;
+    if (pc < begin || pc - begin >= range) { /* the last FDE before pc ends before it */
+        rule.kind = CFI_RULE_NONE;
+        return rule;
+    }
     if (c.z) {
         uint64_t aug_len = rd_uleb(&r);
         if (r.bad || aug_len > (uint64_t)(r.end - r.p))

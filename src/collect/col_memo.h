@@ -153,7 +153,10 @@ UT_INLINE int col_fp_foreign(const col_thread_t *t, uintptr_t fp)
  * that frame out reads its bp (its rule is rbp-based, or it passes rbp on
  * unsaved to a frame that is), and a bp nothing uses is neither compared
  * when the memo is matched nor checked (col_dwarf.c). */
-enum { COL_CFI_LAST = 1, COL_CFI_ZERO, COL_CFI_TRUNC };
+/* How a walk ended: at a frame whose rule ends the stack (LAST), at a
+ * return address of 0 (ZERO), at the depth cap (TRUNC), or at a frame no
+ * FDE covers whose rbp is 0 (NOCFI: CFI_RULE_NONE, whose end reads rbp). */
+enum { COL_CFI_LAST = 1, COL_CFI_ZERO, COL_CFI_TRUNC, COL_CFI_NOCFI };
 
 typedef struct col_cfi_frame { /* 32 bytes */
     uintptr_t ip, sp, bp;
@@ -172,7 +175,8 @@ UT_INLINE uintptr_t col_cfi_bp_mask(const col_cfi_frame_t *w)
 typedef struct col_cfi_new { /* a frame of the current walk (its ip: tmp_ip) */
     uintptr_t sp, bp;
     uintptr_t bp_at;         /* where its step read rbp; 0: not read, 1: no step */
-    uintptr_t cfa_rbp;       /* its rule's CFA is rbp-based: ~0, else 0 */
+    uintptr_t cfa_rbp;       /* its rule's CFA is rbp-based, or (no step) the end
+                              * read rbp (col_dwarf.c's rule_ends): ~0, else 0 */
 } col_cfi_new_t;
 
 /* The last stack the recorder guessed, as the DWARF walk compared with it
@@ -188,7 +192,7 @@ typedef struct col_cfi_step { /* 48 bytes */
     uintptr_t sp, bp;  /* the state the frame was found in (its ip: g.ip) */
     uintptr_t ra_at;   /* where its step read the caller's return address; 0: no step (its rule ends the stack) */
     uintptr_t bp_at;   /* where its step read the caller's rbp; 0: not saved */
-    uintptr_t cfa_rbp; /* its rule's CFA is rbp-based: ~0, else 0 */
+    uintptr_t cfa_rbp; /* its rule's CFA is rbp-based, or (no step) the end read rbp: ~0, else 0 */
     uintptr_t used;    /* the walk from this state out reads bp: ~0, else 0 */
 } col_cfi_step_t;
 

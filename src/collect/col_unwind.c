@@ -205,6 +205,11 @@ void col_unwind_report(void)
                         "%lu fell back to libunwind; %lu were the guessed next stack",
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks,
                         (unsigned long)guessed);
+    else if (col_config.unwinder == PF_UNWIND_DWARF && fallbacks)
+        col_message_add("%lu %s walked by libunwind, more slowly: a frame had a rule heapscope's "
+                        "DWARF unwinder does not follow (a CFA expression, a signal frame), or the "
+                        "stack was not the thread's own",
+                        (unsigned long)fallbacks, fallbacks == 1 ? "stack was" : "stacks were");
 }
 
 /* The checks of the whole stack of the memo's walk, which started at

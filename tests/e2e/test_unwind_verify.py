@@ -60,6 +60,14 @@ def guessed(p):
     return int(g[0].group(1)) if g and g[0] else -1
 
 
+def fallbacks(p):
+    """How many stacks the dwarf verification message says went to
+    libunwind; -1 without the message."""
+    g = [re.search(r"(\d+) fell back to libunwind", w)
+         for w in p.summary["warnings"] if "unwinder verified" in w]
+    return int(g[0].group(1)) if g and g[0] else -1
+
+
 def check_recurse(t, p, label, cut):
     """hs_recurse: 12,485 allocations and frees of 201,360 bytes; cut
     stacks exactly when the depth cap is below the program's depth."""
@@ -98,8 +106,36 @@ def main(t):
     # a depth cap that cuts most stacks: the walk's cached tail must stop too
     check(t, "python3-depth3", t.prog("python3"), [script], 20000, env={"PYTHONMALLOC": "malloc"},
           opts=["--depth", "3"])
-    check(t, "cxx", "hs_cxx", [], 20)
+    p = check(t, "cxx", "hs_cxx", [], 20)
+    # libstdc++ allocates while the loader runs its constructor: that stack
+    # ends in the loader's start code, which no FDE covers and which leaves
+    # rbp 0; the DWARF walk ends there as libunwind does, without it
+    if p is not None:
+        t.eq("cxx: stacks walked by libunwind", 0, fallbacks(p))
     check(t, "threads", "hs_threads", [], 16000, cached=10000)
+    # a frame no FDE covers: the walk ends there when its rbp is 0, as
+    # libunwind does, and leaves the stack to libunwind otherwise
+    # (hs_nocfi.c).  Verified, libunwind's own cache of frames ends both
+    # kinds at nocfi_call (it learnt that frame with rbp 0); alone, it
+    # follows the other rbp to nocfi_outer.  A walk that did not compare
+    # nocfi_call's rbp would put all 400 under nocfi_call.
+    p = check(t, "nocfi", "hs_nocfi", [], 400, cached=50)
+    if p is not None:
+        t.eq("nocfi: allocations from nocfi_site", 400,
+             sum(int(st["allocations"]) for st in p.stacks_with("nocfi_site")))
+        t.eq("nocfi: stacks walked by libunwind (rbp not 0)", 200, fallbacks(p))
+    p = t.report(t.run("hs_nocfi", out="nocfi-plain.hsp", opts=["--unwind", "dwarf"]).out)
+    t.eq("nocfi, not verified: nocfi_site's stacks, ending at nocfi_call or through nocfi_outer",
+         [(200, "nocfi_call", False), (200, "nocfi_call", True)],
+         sorted((int(st["allocations"]), st["frames"][1].get("function"),
+                 p.frame_of(st, "nocfi_outer") is not None) for st in p.stacks_with("nocfi_site")
+                if len(st["frames"]) > 1 and
+                (len(st["frames"]) == 2 or p.frame_of(st, "nocfi_outer") is not None)))
+    t.eq("nocfi, not verified: the message of libunwind's walks",
+         ["collector: 200 stacks were walked by libunwind, more slowly: a frame had a rule "
+          "heapscope's DWARF unwinder does not follow (a CFA expression, a signal frame), "
+          "or the stack was not the thread's own"],
+         [w for w in p.summary["warnings"] if "walked by libunwind" in w])
     # one function run as a fiber below a trampoline that ends the stack
     # for unwinders, then called the plain way at the same address
     # (hs_fiber_entry.c): only the return address in its frame tells the

@@ -1,0 +1,19 @@
+/* hs_nocfi_call.S - a frame that no FDE covers, for hs_nocfi.c.
+ *
+ * nocfi_call(fn, bp): sets rbp to bp and calls fn, then restores rbp.
+ * Written without CFI directives, so that .eh_frame has no FDE for it, as
+ * for the dynamic loader's start code (_dl_start_user), which runs the
+ * libraries' constructors.  libunwind ends a stack at such a frame when
+ * its rbp is 0, and otherwise takes rbp for a frame pointer. */
+        .text
+        .globl  nocfi_call
+        .type   nocfi_call, @function
+nocfi_call:
+        push    %rbp            /* the stack is 16-byte aligned again */
+        mov     %rsi, %rbp
+        call    *%rdi
+        pop     %rbp
+        ret
+        .size   nocfi_call, .-nocfi_call
+
+        .section .note.GNU-stack,"",@progbits
