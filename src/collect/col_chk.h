@@ -65,7 +65,8 @@ UT_INLINE void col_chk_pair(col_chk_t *c, uintptr_t a, uint64_t lo, uint64_t hi)
 UT_INLINE int col_chk_hold(const col_chk_t *c, const col_chk_t *end)
 {
     col_v2_t d0 = {0, 0}, d1 = {0, 0};
-    for (; end - c >= 2; c += 2) {
+    const col_chk_t *last = c < end ? end - 1 : c; /* (not end - c >= 2: a division) */
+    for (; c < last; c += 2) {
         d0 |= (*c[0].at ^ c[0].want) & c[0].mask;
         d1 |= (*c[1].at ^ c[1].want) & c[1].mask;
     }
