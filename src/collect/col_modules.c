@@ -49,11 +49,13 @@ static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     exec_ranges_t *x = arg;
+    int libc = !__atomic_load_n(&col_modules_libc_hi, __ATOMIC_RELAXED) &&
+               col_modules_is_libc(info->dlpi_name); /* its first code segment, once */
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
             continue;
-        if (col_modules_is_libc(info->dlpi_name) && !__atomic_load_n(&col_modules_libc_hi, __ATOMIC_RELAXED)) {
+        if (libc && !__atomic_load_n(&col_modules_libc_hi, __ATOMIC_RELAXED)) {
             __atomic_store_n(&col_modules_libc_lo, info->dlpi_addr + ph->p_vaddr, __ATOMIC_RELAXED);
             __atomic_store_n(&col_modules_libc_hi, info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
                              __ATOMIC_RELEASE);
