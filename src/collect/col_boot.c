@@ -131,6 +131,7 @@ static void install_signal(void)
 
 static void atfork_prepare(void)
 {
+    col_unwind_atfork_prepare(); /* first: a walk in libunwind needs none of the locks below */
     col_writer_atfork_prepare();
     col_thread_atfork_prepare();
     col_node_atfork_prepare();
@@ -145,6 +146,7 @@ static void atfork_parent(void)
     col_node_atfork_parent();
     col_thread_atfork_parent();
     col_writer_atfork_parent();
+    col_unwind_atfork_parent();
 }
 
 /* In the child: new pid, new output file, no writer thread yet (it starts
@@ -162,6 +164,7 @@ static void atfork_child(void)
     col_flush_reset_child();
     col_sample_reset_child();
     col_writer_atfork_child();
+    col_unwind_atfork_child();
 }
 
 static void boot_once(void)

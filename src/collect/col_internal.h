@@ -797,6 +797,9 @@ void col_shadow_atfork_release(void);
 
 int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
+void col_unwind_atfork_prepare(void);   /* fork waits for walks in libunwind */
+void col_unwind_atfork_parent(void);
+void col_unwind_atfork_child(void);
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
 void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
 

@@ -31,14 +31,22 @@
 #include "collect/col_memo.h"
 #include "heapscope/profile.h"
 
-/* libunwind is set up at its first use, not at start-up: a program whose
- * stacks heapscope's own unwinders always answer never runs its code, so
- * neither its code and data pages (~68 KB of RSS) nor the pipe its memory
- * validation opens (two file descriptors) are added to the program.  In
- * `fp` mode libunwind is never called at all.  (liblzma, which libunwind
- * pulls in, still costs ~128 KB of RSS in libheapscope.so whatever the
- * mode: its start-up code runs at load; libheapscope-fp.so loads neither.
- * Why libunwind is not loaded on demand instead: docs/UNWIND.md.) */
+/* libunwind sets itself up at its first call (unw_backtrace), not at
+ * start-up: a program whose stacks heapscope's own unwinders answer never
+ * runs its code, so neither its code and data pages (~68 KB of RSS) nor
+ * the pipe its memory validation opens (two file descriptors) are added
+ * to the program.  In `fp` mode libunwind is never called at all.
+ * (liblzma, which libunwind pulls in, still costs ~110 KB of RSS in
+ * libheapscope.so whatever the mode: its start-up code runs at load;
+ * libheapscope-fp.so loads neither.  Why libunwind is not loaded on demand
+ * instead: docs/UNWIND.md.)
+ *
+ * Its caching policy stays the default, one cache of unwind rules under a
+ * lock taken with signals blocked.  UNW_CACHE_PER_THREAD would be one
+ * cache per thread only in a libunwind built with --enable-per-thread-cache;
+ * Debian's is not, and there it means the one cache without the lock, shared
+ * by every thread that unwinds.  (The policy is also the program's own, if
+ * it calls libunwind: the library is loaded once.) */
 int col_unwind_init(void)
 {
 #ifndef COL_FP_ONLY
@@ -49,42 +57,78 @@ int col_unwind_init(void)
 }
 
 #ifndef COL_FP_ONLY
-/* libunwind's state: 0 not set up, 1 being set up by one thread (the one
- * whose setting_up is set), 2 ready. */
-static int libunwind_state;
-static _Thread_local int setting_up __attribute__((tls_model("initial-exec")));
+static int libunwind_used; /* heapscope called unw_backtrace */
 
-/* Before any call into libunwind: its per-thread caches of unwind rules,
- * so that unw_backtrace takes no lock.  The policy must not change while
- * another thread unwinds (libunwind reads it again to release the global
- * cache's lock), so other threads wait the few microseconds it takes; a
- * signal handler on the setting thread itself goes on (libunwind keeps
- * its own locks with signals blocked). */
-UT_COLD static void libunwind_prepare(void)
+/* Fork and libunwind: a thread inside unw_backtrace may hold libunwind's
+ * cache lock, which would stay locked in a child forked meanwhile, and
+ * the child's first walk by libunwind would wait for it for ever.  So a
+ * fork waits until no other thread is inside unw_backtrace, and walks
+ * that start meanwhile wait for the fork (col_unwind_atfork_*): each side
+ * announces itself first, then looks at the other.  The fork's wait is
+ * bounded (a thread stopped inside libunwind must not hang the parent). */
+static int unw_inside; /* threads inside unw_backtrace */
+static int unw_gate;   /* a fork is under way */
+static _Thread_local int unw_here __attribute__((tls_model("initial-exec")));    /* this thread: inside */
+static _Thread_local int unw_forking __attribute__((tls_model("initial-exec"))); /* this thread forks */
+
+UT_INLINE void unw_enter(void)
 {
-    int st = 0;
-    if (__atomic_compare_exchange_n(&libunwind_state, &st, 1, 0, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_ACQUIRE)) {
-        setting_up = 1;
-        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-        setting_up = 0;
-        __atomic_store_n(&libunwind_state, 2, __ATOMIC_RELEASE);
-        return;
+    for (;;) {
+        __atomic_add_fetch(&unw_inside, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&unw_gate, __ATOMIC_SEQ_CST) || unw_forking)
+            break;
+        __atomic_sub_fetch(&unw_inside, 1, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&unw_gate, __ATOMIC_ACQUIRE))
+            sched_yield();
     }
-    while (st == 1 && !setting_up) {
-        sched_yield();
-        st = __atomic_load_n(&libunwind_state, __ATOMIC_ACQUIRE);
-    }
+    unw_here++;
+}
+
+UT_INLINE void unw_leave(void)
+{
+    unw_here--;
+    __atomic_sub_fetch(&unw_inside, 1, __ATOMIC_SEQ_CST);
 }
 #endif
+
+void col_unwind_atfork_prepare(void)
+{
+#ifndef COL_FP_ONLY
+    unw_forking = 1;
+    __atomic_store_n(&unw_gate, 1, __ATOMIC_SEQ_CST);
+    /* (a signal handler that forks on a thread inside libunwind: that
+     * thread's own walk is not waited for) */
+    for (long i = 0; i < 200000 && __atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here; i++)
+        sched_yield();
+#endif
+}
+
+void col_unwind_atfork_parent(void)
+{
+#ifndef COL_FP_ONLY
+    __atomic_store_n(&unw_gate, 0, __ATOMIC_RELEASE);
+    unw_forking = 0;
+#endif
+}
+
+/* In the child only this thread is left: its own walk, if a signal
+ * handler forked inside one. */
+void col_unwind_atfork_child(void)
+{
+#ifndef COL_FP_ONLY
+    __atomic_store_n(&unw_inside, unw_here, __ATOMIC_RELAXED);
+    __atomic_store_n(&unw_gate, 0, __ATOMIC_RELEASE);
+    unw_forking = 0;
+#endif
+}
 
 void col_unwind_modules_changed(void)
 {
     if (col_config.unwinder == PF_UNWIND_FP)
         return;
 #ifndef COL_FP_ONLY
-    /* nothing is cached before libunwind's first use */
-    if (__atomic_load_n(&libunwind_state, __ATOMIC_ACQUIRE) != 0)
+    /* nothing of heapscope's is cached before its first call */
+    if (__atomic_load_n(&libunwind_used, __ATOMIC_RELAXED))
         unw_flush_cache(unw_local_addr_space, 0, 0);
 #endif
     col_dwarf_modules_changed();
@@ -110,9 +154,11 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
     int n = 0; /* never asked: the mode is fp */
     (void)buf;
 #else
-    if (UT_UNLIKELY(__atomic_load_n(&libunwind_state, __ATOMIC_ACQUIRE) != 2))
-        libunwind_prepare();
+    if (UT_UNLIKELY(!__atomic_load_n(&libunwind_used, __ATOMIC_RELAXED)))
+        __atomic_store_n(&libunwind_used, 1, __ATOMIC_RELAXED);
+    unw_enter();
     int n = unw_backtrace(buf, want);
+    unw_leave();
 #endif
     if (n < 0)
         n = 0;
@@ -206,9 +252,10 @@ void col_unwind_report(void)
                         (unsigned long)verified, (unsigned long)differed, (unsigned long)fallbacks,
                         (unsigned long)guessed);
     else if (col_config.unwinder == PF_UNWIND_DWARF && fallbacks)
-        col_message_add("%lu %s walked by libunwind, more slowly: a frame had a rule heapscope's "
-                        "DWARF unwinder does not follow (a CFA expression, a signal frame), or the "
-                        "stack was not the thread's own",
+        col_message_add("%lu %s walked by libunwind, more slowly: a frame had no rule heapscope's "
+                        "DWARF unwinder follows (a CFA expression, a signal frame, code without CFI "
+                        "whose rbp is not 0, code outside every module), or the stack was not the "
+                        "thread's own",
                         (unsigned long)fallbacks, fallbacks == 1 ? "stack was" : "stacks were");
 }
 

@@ -3,13 +3,13 @@
  *
  * 100 rounds of: two calls of nocfi_site through nocfi_call with rbp 0,
  * then two with rbp pointing at a frame-pointer pair in main's frame
- * (saved rbp 0, return address into nocfi_outer).  Each call mallocs 24
+ * (saved rbp 0, return address into nocfi_outer, then zeros).  Each call mallocs 24
  * bytes and frees them: 400 allocations of 9,600 bytes, all freed.
  *
  * With rbp 0 the stack ends at nocfi_call, for libunwind and for
  * heapscope's DWARF walk alike (200 allocations).  With another rbp
- * libunwind takes it for a frame pointer (and goes on through
- * nocfi_outer), unless its cache learnt nocfi_call as an
+ * libunwind takes it for a frame pointer (and ends in nocfi_outer, at
+ * the zeros), unless its cache learnt nocfi_call as an
  * outermost frame; the DWARF walk leaves those 200 stacks to libunwind.
  * nocfi_site saves that rbp next to its return address: a walk that
  * reuses an earlier one must compare it. */
@@ -36,7 +36,7 @@ HS_SITE static void nocfi_outer(void)
 
 int main(void)
 {
-    volatile uintptr_t pair[2] = {0, (uintptr_t)nocfi_outer + 4};
+    volatile uintptr_t pair[8] = {0, (uintptr_t)nocfi_outer + 4}; /* the rest 0: where libunwind looks next */
     for (int round = 0; round < 100; round++) {
         for (int i = 0; i < 2; i++)
             nocfi_call(nocfi_site, 0);
