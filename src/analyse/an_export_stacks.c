@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyse/an_export.h"
+#include "common/ut_grow.h"
 
 static const char *const an_export_cost_names[AN_EXPORT_NCOSTS] = {
     "allocations", "bytes", "leaked", "peak", "temporary",
@@ -98,14 +99,8 @@ uint32_t an_xintern_add(an_xintern_t *t, const char *s, size_t len, int *added)
         if (clen == len && !memcmp(c, s, len))
             return t->hash[k] - 1;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        char **v = realloc(t->strs, cap * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        t->strs = v;
-        t->cap = cap;
-    }
+    if (ut_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof *t->strs))
+        return UINT32_MAX;
     /* [size_t len][bytes][NUL]: the length makes embedded NULs safe */
     char *mem = malloc(sizeof len + len + 1);
     if (!mem)
