@@ -31,6 +31,14 @@ void col_idtab_lock(col_idtab_t *x)
     ut_spin_lock(&x->lock);
 }
 
+int col_idtab_lock_or_wait(col_idtab_t *x)
+{
+    if (ut_spin_trylock(&x->lock))
+        return 1;
+    ut_spin_wait(&x->lock);
+    return 0;
+}
+
 void col_idtab_unlock(col_idtab_t *x)
 {
     ut_spin_unlock(&x->lock);

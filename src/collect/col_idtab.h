@@ -99,6 +99,14 @@ UT_INLINE uint32_t col_idtab_find(const col_idtab_t *x, uint64_t k1, uint32_t k2
  * key_of gives; 0, or -1 without memory. */
 int col_idtab_init(col_idtab_t *x, uint32_t cap, col_idtab_key_fn *key_of);
 void col_idtab_lock(col_idtab_t *x);
+/* Take x's lock if no other thread holds it (1), else wait until it is
+ * free and return 0 without it.  Threads that run the same code meet the
+ * same new keys at the same time: a writer that finds the lock taken is
+ * most often waiting for the very key the holder is adding, so it looks
+ * again without the lock before it tries again (col_node_add,
+ * col_site_add), rather than queueing for the lock behind the holder and
+ * making the holder's next insert wait for it in turn. */
+int col_idtab_lock_or_wait(col_idtab_t *x);
 void col_idtab_unlock(col_idtab_t *x);
 /* After fork, in the child: the lock is free (only the forking thread is
  * left, and it held the lock around fork). */

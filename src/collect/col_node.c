@@ -113,18 +113,26 @@ static void pages_note(uint32_t id)
 
 /* The node (parent, ip), made now, unless another thread made it since
  * the caller's lookup (after the index's version `since`, read before the
- * parent's list); COL_NODE_NONE if the table is full.  The first
+ * parent's list); COL_NODE_NONE if the table is full.  A thread that
+ * finds the table's lock taken waits and looks again without it
+ * (col_idtab_lock_or_wait): two threads running the same code meet the
+ * same new stacks together, and queueing for the lock cost binary-trees
+ * at two threads ~10% of its time.  The first
  * COL_NODE_CHAIN children of a node go in its list (col_node_links), the
  * others in the index: a lookup whose list ended short needs no probe of
  * the index (a child put there after the list was full moved the
  * version). */
 UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
 {
-    col_idtab_lock(&col_node_tab);
-    col_listed_at_t at;
     uint32_t *head = parent != COL_NODE_TRUNC ? &col_node_links[parent].child : NULL;
-    uint32_t id = col_listed_find_locked(&col_node_tab, head, ip, parent, col_node_key,
-                                         col_node_next_child, since, &at);
+    uint32_t id;
+    while (!col_idtab_lock_or_wait(&col_node_tab))
+        if ((id = col_listed_find(&col_node_tab, head, ip, parent, col_node_key,
+                                  col_node_next_child, &since)) != 0)
+            return id; /* the holder made it */
+    col_listed_at_t at;
+    id = col_listed_find_locked(&col_node_tab, head, ip, parent, col_node_key, col_node_next_child,
+                                since, &at);
     if (id == 0) {
         if ((id = col_listed_new_id_locked(&col_node_tab, &at, limit)) == 0) {
             id = COL_NODE_NONE;

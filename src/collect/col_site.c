@@ -40,11 +40,15 @@ uint32_t col_site_count(void)
  * COL_NODE_CHAIN sites go in its list, its others in the index. */
 UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
 {
-    col_idtab_lock(&col_site_tab);
-    col_listed_at_t at;
     uint32_t *head = col_site_listed(node) ? &col_node_links[node].site : NULL;
-    uint32_t id = col_listed_find_locked(&col_site_tab, head, key, node, col_site_key,
-                                         col_site_next, since, &at);
+    uint32_t id;
+    while (!col_idtab_lock_or_wait(&col_site_tab))
+        if ((id = col_listed_find(&col_site_tab, head, key, node, col_site_key, col_site_next,
+                                  &since)) != 0)
+            return id; /* the holder made it */
+    col_listed_at_t at;
+    id = col_listed_find_locked(&col_site_tab, head, key, node, col_site_key, col_site_next, since,
+                                &at);
     if (id == 0 && (id = col_listed_new_id_locked(&col_site_tab, &at, limit)) != 0) {
         col_sites[id].key = key;
         col_sites[id].node = node;

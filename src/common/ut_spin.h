@@ -23,6 +23,25 @@ static inline void ut_spin_lock(int *l)
         }
 }
 
+/* Take the lock if it is free; 1 if taken. */
+static inline int ut_spin_trylock(int *l)
+{
+    return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
+}
+
+/* Wait, without taking it, until the lock is free (as ut_spin_lock
+ * waits). */
+static inline void ut_spin_wait(const int *l)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(l, __ATOMIC_ACQUIRE)) {
+        if (++spins < 100)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+}
+
 static inline void ut_spin_unlock(int *l)
 {
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
