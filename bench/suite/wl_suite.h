@@ -78,7 +78,8 @@ typedef struct ws_worker {
     pthread_t th;
     int tid, threads, scale;
     uint64_t ops, sum;
-    char pad[WS_LINE - sizeof(pthread_t) - 4 * sizeof(int) - 2 * sizeof(uint64_t)];
+    char pad[WS_LINE - sizeof(pthread_t) - 4 * sizeof(int) /* three, and 4 bytes of alignment */ -
+             2 * sizeof(uint64_t)];
 } ws_worker_t;
 #ifdef __cplusplus
 static_assert(sizeof(ws_worker_t) == WS_LINE, "a worker's slot fills its lines");
