@@ -168,14 +168,37 @@ UT_COLD static void rule_miss(cache_entry_t *e, uintptr_t ra)
     e->rule = rule;
 }
 
-/* At thread exit: give the thread's cache back.  Walks after this point
- * (glibc frees TLS late) fall back to libunwind instead of mapping anew. */
-void col_dwarf_thread_exit(void)
+/* At thread exit: the thread's cache to t, its rules kept (memo.epoch
+ * says which modules they are of) and its walk forgotten (the next
+ * owner's stack is another); unmapped if t has one already.  Walks after
+ * this point (glibc frees TLS late) fall back to libunwind instead of
+ * mapping anew. */
+void col_dwarf_thread_exit(col_thread_t *t)
 {
-    if (tls_cache) {
-        col_cfi_memo = NULL;
-        munmap(tls_cache, cache_carve(NULL, tls_cache->memo.max));
-        tls_cache = NULL;
+    cfi_cache_t *c = tls_cache;
+    if (!c)
+        return;
+    col_cfi_memo = NULL;
+    tls_cache = NULL;
+    int max = c->memo.max;
+    if (t->unwind_cfi) {
+        munmap(c, cache_carve(NULL, max));
+        return;
+    }
+    uint32_t epoch = c->memo.epoch;
+    memset(&c->memo, 0, sizeof c->memo);
+    cache_carve(c, max);
+    c->memo.epoch = epoch;
+    t->unwind_cfi = c;
+}
+
+/* t's cache, if this thread has none yet. */
+void col_dwarf_thread_attach(col_thread_t *t)
+{
+    if (!tls_cache && t->unwind_cfi) {
+        tls_cache = t->unwind_cfi;
+        col_cfi_memo = &tls_cache->memo;
+        t->unwind_cfi = NULL;
     }
 }
 

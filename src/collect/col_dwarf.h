@@ -12,9 +12,12 @@
 
 #include <stdint.h>
 
+struct col_thread;
+
 int col_dwarf_init(void);
 void col_dwarf_modules_changed(void);
-void col_dwarf_thread_exit(void); /* free this thread's cache */
+void col_dwarf_thread_exit(struct col_thread *t);   /* this thread's cache to t */
+void col_dwarf_thread_attach(struct col_thread *t); /* t's cache to this thread */
 
 /* The walk itself, col_dwarf_stack, is declared in col_internal.h (the
  * dispatch in col_unwind is inline).  It returns the call-tree node of the

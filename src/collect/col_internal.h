@@ -296,6 +296,9 @@ typedef struct col_thread {
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
     int shared;              /* the late-events state, used under a lock */
+    /* The unwinders' memory of the state's last owner, emptied of its
+     * walks, for the next (col_unwind_thread_exit, _attach). */
+    void *unwind_fp, *unwind_cfi;
     /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
      * 576 KB) is mapped zero and touched a page at a time, as used.
      * Counters by site id, in leaves mapped on first use (release). */
@@ -801,7 +804,14 @@ void col_unwind_atfork_prepare(void);   /* fork waits for walks in libunwind */
 void col_unwind_atfork_parent(void);
 void col_unwind_atfork_child(void);
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
-void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
+/* At thread exit, the thread's unwinder memory goes to its state t, and
+ * the state's next owner takes it at attach: a thread pool or a server
+ * that starts a thread per connection then neither maps nor faults it in
+ * again (each unmapping and each first write to a page that was read
+ * first flushes the TLB of every CPU the process runs on), and the DWARF
+ * rules stay looked up. */
+void col_unwind_thread_exit(col_thread_t *t);
+void col_unwind_thread_attach(col_thread_t *t);
 
 /* The stack above `frame` (a frame of heapscope's own, built with frame
  * pointers, normally the hook's), without heapscope's frames, as a node of
@@ -810,7 +820,8 @@ void col_unwind_thread_exit(void);      /* free this thread's unwinder memory */
  * and reuse the part of it a new stack shares; col_unwind_cache copies a
  * walk's checks into the recorder's cache of recent stacks. */
 uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess);
-void col_unwind_fp_thread_exit(void);
+void col_unwind_fp_thread_exit(col_thread_t *t);
+void col_unwind_fp_thread_attach(col_thread_t *t);
 /* Is the stack above frame the stack of node g (made by an earlier walk)?
  * The frame-pointer walk, compared with g's frames, without the memo. */
 int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g);

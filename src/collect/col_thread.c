@@ -93,7 +93,7 @@ static void on_thread_exit(void *arg)
     t->last_alloc = NULL;
     col_tls_self = NULL;
     col_tls_dead = 1;
-    col_unwind_thread_exit();
+    col_unwind_thread_exit(t);
     ut_spin_lock(&registry_lock);
     __atomic_store_n(&live_threads, live_threads - 1, __ATOMIC_RELAXED);
     update_slack();
@@ -202,8 +202,10 @@ col_thread_t *col_thread_attach(void)
     set_stack_bounds(t);
     /* a new state's recent stacks are empty and not even read: a read
      * would map the zero page that the first write replaces */
-    if (!fresh)
+    if (!fresh) {
         sc_recycle(t);
+        col_unwind_thread_attach(t);
+    }
     t->memo_node = 0;
     ut_spin_lock(&registry_lock);
     /* written under registry_lock, read by the writer thread without it */

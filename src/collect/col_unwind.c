@@ -134,12 +134,17 @@ void col_unwind_modules_changed(void)
     col_dwarf_modules_changed();
 }
 
-/* At thread exit: give the thread's unwinder memory back; later walks of
- * the exiting thread run without memo or cache. */
-void col_unwind_thread_exit(void)
+/* Later walks of the exiting thread run without memo or cache. */
+void col_unwind_thread_exit(col_thread_t *t)
 {
-    col_unwind_fp_thread_exit();
-    col_dwarf_thread_exit();
+    col_unwind_fp_thread_exit(t);
+    col_dwarf_thread_exit(t);
+}
+
+void col_unwind_thread_attach(col_thread_t *t)
+{
+    col_unwind_fp_thread_attach(t);
+    col_dwarf_thread_attach(t);
 }
 
 #define OWN_FRAMES_MAX 8

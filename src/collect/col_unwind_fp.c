@@ -71,11 +71,30 @@ static size_t memo_carve(col_fp_memo_t *m, size_t n)
     return off;
 }
 
-void col_unwind_fp_thread_exit(void)
+/* The memo to t, with no walk in it (the next owner's stack is another);
+ * unmapped if t has one already. */
+void col_unwind_fp_thread_exit(col_thread_t *t)
 {
-    if (col_fp_memo) {
-        munmap(col_fp_memo, memo_carve(NULL, (size_t)col_config.max_depth + 1));
-        col_fp_memo = NULL;
+    col_fp_memo_t *m = col_fp_memo;
+    if (!m)
+        return;
+    col_fp_memo = NULL;
+    size_t n = (size_t)col_config.max_depth + 1;
+    if (t->unwind_fp) {
+        munmap(m, memo_carve(NULL, n));
+        return;
+    }
+    memset(m, 0, sizeof *m);
+    memo_carve(m, n);
+    t->unwind_fp = m;
+}
+
+/* t's memo, if this thread has none yet. */
+void col_unwind_fp_thread_attach(col_thread_t *t)
+{
+    if (!col_fp_memo && t->unwind_fp) {
+        col_fp_memo = t->unwind_fp;
+        t->unwind_fp = NULL;
     }
 }
 

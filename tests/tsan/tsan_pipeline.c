@@ -152,8 +152,14 @@ void col_unwind_verify_cache(uint32_t cached, uint32_t node)
     (void)cached, (void)node;
 }
 
-void col_unwind_thread_exit(void)
+void col_unwind_thread_exit(col_thread_t *t)
 {
+    (void)t;
+}
+
+void col_unwind_thread_attach(col_thread_t *t)
+{
+    (void)t;
 }
 
 void col_unwind_modules_changed(void)
