@@ -245,15 +245,23 @@ typedef struct col_sc_set {
 } UT_ALIGNED(64) col_sc_set_t;
 _Static_assert(sizeof(col_sc_set_t) == 1u << 12, "a set's size is a power of two (col_sc_set)");
 _Static_assert(COL_SC_SET_BITS + 12 <= 64, "col_sc_set's offset fits the hash");
+_Static_assert(COL_SC_SETS <= 32, "col_thread_t.sc_touched has a bit per set");
 _Static_assert(COL_SC_CHKS % 2 == 0 && COL_SC_DEEP % 2 == 0,
                "col_chk_pad keeps an entry's checks even");
 
 /* The set of sc (a thread's cache) for frame and ra: the top bits of a
  * multiplicative hash, taken as the set's byte offset (a shift and a
- * mask; an index would be scaled again, and the offset is kept). */
-UT_INLINE col_sc_set_t *col_sc_set(col_sc_set_t *sc, const void *frame, uintptr_t ra)
+ * mask; an index would be scaled again, and the offset is kept).  The
+ * frame counts from the top of the thread's stack, stack_hi, so that
+ * threads running the same code use the same sets, whatever stack each
+ * got: a state's next owner (col_thread_attach) writes the pages the last
+ * one did, already its own, where other sets would be read first, mapped
+ * to the zero page, and then written (a fault and a TLB flush on every
+ * CPU each). */
+UT_INLINE col_sc_set_t *col_sc_set(col_sc_set_t *sc, uintptr_t stack_hi, const void *frame,
+                                   uintptr_t ra)
 {
-    uint64_t h = ((uintptr_t)frame ^ ra) * 0x9e3779b97f4a7c15ull;
+    uint64_t h = (((uintptr_t)frame - stack_hi) ^ ra) * 0x9e3779b97f4a7c15ull;
     size_t off = (size_t)(h >> (64 - COL_SC_SET_BITS - 12)) & ((size_t)(COL_SC_SETS - 1) << 12);
     return (col_sc_set_t *)((char *)sc + off);
 }
@@ -309,6 +317,7 @@ typedef struct col_thread {
      * the pages touched are about the checks kept. */
     col_sc_set_t sc[COL_SC_SETS];
     uint32_t sc_pool_used;
+    uint32_t sc_touched;     /* the sets walks filled, a bit each (col_thread_attach) */
     uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
     col_chk_t sc_pool[COL_SC_POOL];
     /* Owner only: pages touched only by stacks that allocate several

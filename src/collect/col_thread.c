@@ -150,14 +150,26 @@ static void pool_start_over(col_thread_t *t)
 }
 
 /* A recycled state's recent stacks were the previous owner's: empty them.
- * Their sets are chosen by the frame's address, which differs from thread
- * to thread, so a state that many short-lived threads owned in turn
- * (larson's generations, a thread pool that restarts) had touched every
- * set, 128 KB, and its pool; their pages go back to the kernel instead,
- * all but the first page's entries, which are emptied in place.  Without
+ * Their sets are chosen by the frame's offset in the thread's stack, so
+ * a state's owners in turn (larson's generations, a thread pool that
+ * restarts) running the same code fill the same few sets: those are
+ * emptied in place, their pages kept for the next owner, who would write
+ * them again.  A state whose owner filled more than half of the sets
+ * (128 KB) gives their pages and its pool's back to the kernel instead,
+ * all but the first page's entries, which are emptied in place; without
  * madvise, every entry is. */
 static void sc_recycle(col_thread_t *t)
 {
+    uint32_t touched = t->sc_touched;
+    t->sc_touched = 0;
+    if (__builtin_popcount(touched) <= (int)COL_SC_SETS / 2) {
+        for (; touched; touched &= touched - 1) {
+            unsigned i = (unsigned)__builtin_ctz(touched);
+            sc_clear(t, i, i + 1);
+        }
+        t->sc_pool_used = 0; /* every entry with a chunk of it was filled */
+        return;
+    }
     uintptr_t lo = ((uintptr_t)&t->sc[0] + 4095) & ~(uintptr_t)4095;
     uintptr_t hi = (uintptr_t)&t->site_memo[0] & ~(uintptr_t)4095;
     unsigned kept = (unsigned)((lo - (uintptr_t)&t->sc[0] + sizeof t->sc[0] - 1) / sizeof t->sc[0]);
