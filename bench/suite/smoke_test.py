@@ -36,6 +36,7 @@ EXPECTED_OPS = {
     "list": lambda p, s: p * 1000000 * s,
     "larson": lambda p, s: p * 1000 + p * 10 * (500000 * s // p),
     "deep": lambda p, s: p * 64 * ((8000000 * s // p) // 64),
+    "churn": lambda p, s: p * (320 * s // p) * 200,
 }
 
 

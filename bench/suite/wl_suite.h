@@ -89,7 +89,7 @@ _Static_assert(sizeof(ws_worker_t) == WS_LINE, "a worker's slot fills its lines"
 
 /* Run fn on a->threads threads (each gets its own ws_worker_t), join them,
  * and print the result line with the summed ops and checksum.  Returns 0. */
-static int ws_run(const char *name, const ws_args_t *a, void *(*fn)(void *))
+static inline int ws_run(const char *name, const ws_args_t *a, void *(*fn)(void *))
 {
     ws_worker_t *w = (ws_worker_t *)ws_check(aligned_alloc(WS_LINE, (size_t)a->threads * sizeof *w));
     memset(w, 0, (size_t)a->threads * sizeof *w);
