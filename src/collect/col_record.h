@@ -197,7 +197,7 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
     }
     col_tls_fast = NULL; /* a signal handler's malloc must not touch t now */
     uintptr_t ra = ((const uintptr_t *)frame)[1];
-    col_sc_set_t *set = col_sc_set(t->sc, t->stack_hi, frame, ra);
+    col_sc_set_t *set = col_sc_set(t->sc, col_tls_stack_hi, frame, ra);
     col_sc_entry_t *e = &set->way[0];
     int hit = col_sc_hit(e, frame, ra, col_modules_epoch());
     uint32_t site;

@@ -22,6 +22,7 @@
 _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
 _Thread_local col_thread_t *col_tls_fast __attribute__((tls_model("initial-exec")));
 _Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
+_Thread_local uintptr_t col_tls_stack_hi __attribute__((tls_model("initial-exec")));
 
 static col_thread_t *registry;          /* all states, newest first */
 static int registry_lock;               /* spinlock for attach/detach */
@@ -212,6 +213,7 @@ col_thread_t *col_thread_attach(void)
         ut_spin_unlock(&registry_lock);
     }
     set_stack_bounds(t);
+    col_tls_stack_hi = t->stack_hi;
     /* a new state's recent stacks are empty and not even read: a read
      * would map the zero page that the first write replaces */
     if (!fresh) {
