@@ -210,7 +210,14 @@ UT_COLD static cfi_cache_t *cache_new(void)
     if (c) {
         cache_carve(c, col_config.max_depth);
         /* no rules yet, so none of another epoch: the walk need not clear
-         * them, and the pages of the rules stay untouched until used */
+         * them.  Their 16 KB are written before the first lookup reads
+         * them: a lookup maps the zero page, and the rule it then stores
+         * replaces it with a TLB flush on every CPU the program runs on
+         * (UT_WRITE_FIRST); a walk of a few frames touches most of the
+         * four pages anyway, and a recycled state keeps them
+         * (col_dwarf_thread_exit). */
+        for (size_t i = 0; i < CACHE_SIZE; i += 4096 / sizeof c->e[0])
+            UT_WRITE_FIRST(c->e[i]);
         c->memo.epoch = col_modules_epoch();
     }
     tls_cache = c;
