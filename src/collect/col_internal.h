@@ -326,8 +326,9 @@ typedef struct col_thread {
 } col_thread_t;
 
 extern _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));
-/* Set when this thread's key destructor ran (col_thread.c): its state and
- * the unwinders' memory are given back, and are not made again. */
+/* Set when this thread's key destructor ran (col_thread.c): its state,
+ * with the unwinders' memory, is given back for the next thread, and
+ * neither is made again for this one. */
 extern _Thread_local int col_tls_dead __attribute__((tls_model("initial-exec")));
 /* The attached state's stack_hi, for col_sc_set: a load of its own, where
  * t->stack_hi would wait for t (col_tls_fast) and delay every lookup of
