@@ -156,6 +156,21 @@ def main(t):
     # unchecked (col_unwind_cache); forks beside them
     for mode in ("dwarf", "fp"):
         check(t, "stress-" + mode, "hs_stress", [], 20000, opts=["--unwind", mode], cached=10000)
+    # threads one after another on the state (and stack) the last one left,
+    # two kinds of deep code in turn: the unwinder's memo and rules handed
+    # over, the cache's sets emptied in place and its deep checks' pool
+    # reused must leave each allocation under its own 26- or 32-frame stack
+    for mode in ("dwarf", "fp"):
+        label = "churn-" + mode
+        p = check(t, label, "hs_churn", [], 2000, opts=["--unwind", mode], cached=1500)
+        if p is None:
+            continue
+        for leaf, deep, frames, size in (("leaf_a", "deep_a", 24, 40), ("leaf_b", "deep_b", 30, 56)):
+            got = [(int(st["allocations"]), int(st["bytes_allocated"]),
+                    sum(f.get("function") == deep for f in st["frames"]))
+                   for st in p.stacks_with(leaf)]
+            t.eq(label + ": " + leaf + "'s one stack: allocations, bytes, " + deep + " frames",
+                 [(1000, 1000 * size, frames)], got)
     # every stack new (the cache is never asked), and stacks past the cap
     for mode in ("dwarf", "fp"):
         for depth in (None, 8):
