@@ -453,14 +453,6 @@ fail:
 
 /* ---- the guess (col_dwarf_is) ------------------------------------------- */
 
-/* Make c a check that always holds (of its own want, under a zero mask). */
-UT_INLINE void chk_none(col_chk_t *c)
-{
-    c->want[0] = c->want[1] = 0;
-    c->mask[0] = c->mask[1] = 0;
-    c->at = (const col_v2u_t *)&c->want;
-}
-
 /* Do the words the steps of depths 1..d read still hold? */
 UT_INLINE int guess_holds(const col_cfi_guess_t *gs, int d)
 {
@@ -481,7 +473,7 @@ static void guess_fill(col_cfi_guess_t *gs, int lo, int hi)
         col_chk_t *c = &gs->chk[d], *c2 = &gs->chk2[d];
         int n = 1;
         if (s->ra_at == 0) {
-            chk_none(c);
+            col_chk_none(c);
             used = s->cfa_rbp; /* the walk ended here: it read bp only without an FDE */
         } else {
             uintptr_t next_ip = d > 1 ? gs->g.ip[d - 1] : 0;
@@ -492,10 +484,10 @@ static void guess_fill(col_cfi_guess_t *gs, int lo, int hi)
         if (n == 2 && !gs->extra) { /* the first: every other depth's chk2 holds */
             for (int k = 1; k <= hi; k++)
                 if (k != d)
-                    chk_none(&gs->chk2[k]);
+                    col_chk_none(&gs->chk2[k]);
             gs->extra = 1;
         } else if (n == 1 && gs->extra) { /* (else no chk2 is read) */
-            chk_none(c2);
+            col_chk_none(c2);
         }
         s->used = used;
     }

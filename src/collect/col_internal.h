@@ -211,8 +211,8 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
 #define COL_SC_SET_BITS 5
 #define COL_SC_SETS (1u << COL_SC_SET_BITS)
 #define COL_SC_WAYS 4
-#define COL_SC_CHKS 20 /* even: entries hold pairs of checks (col_chk_pad) */
-#define COL_SC_DEEP 128 /* even; a walk of max_depth 64 frames makes 65-129 */
+#define COL_SC_CHKS 20 /* the hook frame's and pairs: up to 19 (col_chk_pad_pairs) */
+#define COL_SC_DEEP 129 /* a walk of max_depth 64 frames makes 65-129 (col_chk_padded) */
 #define COL_SC_POOL (COL_SC_SETS * COL_SC_WAYS * 96) /* deep checks per thread */
 typedef struct col_sc_entry {
     const void *frame;  /* NULL: empty */
@@ -246,8 +246,6 @@ typedef struct col_sc_set {
 _Static_assert(sizeof(col_sc_set_t) == 1u << 12, "a set's size is a power of two (col_sc_set)");
 _Static_assert(COL_SC_SET_BITS + 12 <= 64, "col_sc_set's offset fits the hash");
 _Static_assert(COL_SC_SETS <= 32, "col_thread_t.sc_touched has a bit per set");
-_Static_assert(COL_SC_CHKS % 2 == 0 && COL_SC_DEEP % 2 == 0,
-               "col_chk_pad keeps an entry's checks even");
 
 /* The set of sc (a thread's cache) for frame and ra: the top bits of a
  * multiplicative hash, taken as the set's byte offset (a shift and a
@@ -283,11 +281,13 @@ typedef struct col_site_memo {
 
 /* Does e hold the stack above frame, whose return address is ra?  Only an
  * entry col_unwind_cache filled has an epoch (col_modules_epoch() starts
- * at 1), so only its checks, an even number of at least two, are read. */
+ * at 1), so only its checks are read: the hook frame's first, whose
+ * return address is ra, and an even number of at least two after it
+ * (col_chk_hold_framed). */
 UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
 {
     return e->frame == frame && e->ra == ra && e->epoch == epoch &&
-           col_chk_hold_pairs(e->chk_at, e->chk_at + e->nchk);
+           col_chk_hold_framed(frame, e->chk_at, e->chk_at + e->nchk);
 }
 
 typedef struct col_thread {

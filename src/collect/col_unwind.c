@@ -313,14 +313,20 @@ void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uin
     } else {
         return;
     }
-    if (n > COL_SC_DEEP)
+    uint32_t total = col_chk_padded(n);
+    if (total > COL_SC_DEEP)
         return;
-    col_chk_t *c = n <= COL_SC_CHKS ? e->chk : col_thread_deep(t, e, n);
-    uint32_t max = n <= COL_SC_CHKS ? COL_SC_CHKS : e->deep_cap;
+    col_chk_t *c = total <= COL_SC_CHKS ? e->chk : col_thread_deep(t, e, total);
+    /* the hook frame's check first (col_chk_hold_framed) */
     if (fm) {
-        memcpy(c, fm->chk, n * sizeof *c);
-        if (fm->end == COL_FP_END_NEXT)
-            col_chk_pair(&c[0], fm->w[0].fp, *(const uintptr_t *)fm->w[0].fp, fm->chk[0].want[1]);
+        /* the memo's visits are outermost first: the hook frame's is last */
+        c[0] = fm->chk[n - 1];
+        memcpy(c + 1, fm->chk, (n - 1) * sizeof *c);
+        if (fm->end == COL_FP_END_NEXT) /* the outermost visit's, as it is now */
+            col_chk_pair(&c[n == 1 ? 0 : 1], fm->w[0].fp, *(const uintptr_t *)fm->w[0].fp,
+                         fm->chk[0].want[1]);
+        if ((uintptr_t)c[0].at != (uintptr_t)frame || c[0].want[1] != f[1])
+            return; /* (cannot happen: the memo's innermost visit is frame) */
     } else {
         /* the hook's caller's rbp only if the walk from there used it */
         col_chk_pair_masked(&c[0], (uintptr_t)frame, f[0], f[1],
@@ -329,7 +335,7 @@ void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uin
     }
     e->ra = f[1];
     e->node = node;
-    e->nchk = col_chk_pad(c, n, max);
+    e->nchk = col_chk_pad_pairs(c, n);
     e->chk_at = c;
     e->epoch = epoch;
     e->key = UINT64_MAX; /* no size has this key */
