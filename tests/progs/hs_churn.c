@@ -11,8 +11,8 @@
  * allocation under the wrong stack.
  *
  *   40 threads, one at a time, thread i of kind i % 2:
- *     kind 0: 24 frames of deep_a, then leaf_a: 50 x malloc(40), each freed
- *     kind 1: 30 frames of deep_b, then leaf_b: 50 x malloc(56), each freed
+ *     kind 0: 24 frames of deep, then leaf_a: 50 x malloc(40), each freed
+ *     kind 1: 30 frames of deep, then leaf_b: 50 x malloc(56), each freed
  *   so 1000 allocations in leaf_a's stack and 1000 in leaf_b's. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -40,25 +40,15 @@ static HS_SITE void leaf_b(void)
     }
 }
 
-/* Recursion that the compiler keeps as calls (work after the call). */
-static HS_SITE int deep_a(int n)
+/* n + 1 frames of recursion, which the compiler keeps as calls (work
+ * after the call), then leaf. */
+static HS_SITE int deep(int n, void (*leaf)(void))
 {
     if (n == 0) {
-        leaf_a();
+        leaf();
         return 0;
     }
-    int r = deep_a(n - 1);
-    hs_escape(&r);
-    return r + 1;
-}
-
-static HS_SITE int deep_b(int n)
-{
-    if (n == 0) {
-        leaf_b();
-        return 0;
-    }
-    int r = deep_b(n - 1);
+    int r = deep(n - 1, leaf);
     hs_escape(&r);
     return r + 1;
 }
@@ -66,14 +56,14 @@ static HS_SITE int deep_b(int n)
 static void *kind_a(void *arg)
 {
     (void)arg;
-    hs_escape((void *)(intptr_t)deep_a(23));
+    hs_escape((void *)(intptr_t)deep(23, leaf_a));
     return NULL;
 }
 
 static void *kind_b(void *arg)
 {
     (void)arg;
-    hs_escape((void *)(intptr_t)deep_b(29));
+    hs_escape((void *)(intptr_t)deep(29, leaf_b));
     return NULL;
 }
 
