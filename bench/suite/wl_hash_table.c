@@ -40,6 +40,7 @@ static void *worker(void *arg)
         }
         table[b] = e;
     }
+    ws_hold(w);
     for (size_t b = 0; b < nb; b++)
         if (table[b]) {
             free(table[b]->data);

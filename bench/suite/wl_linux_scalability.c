@@ -21,6 +21,8 @@ static void *worker(void *arg)
             blocks[i] = (char *)ws_check(malloc(BLOCK));
             blocks[i][BLOCK - 1] = (char)(i + r);
         }
+        if (r == 0)
+            ws_hold(w);
         for (long i = 0; i < n; i++) {
             w->sum += (unsigned char)blocks[i][BLOCK - 1];
             free(blocks[i]);

@@ -33,6 +33,7 @@ static void *worker(void *arg)
             free(o);
         }
     }
+    ws_hold(w);
     while (tail != head) {
         unsigned char *o = ring[tail++ % cap];
         w->sum += o[0];

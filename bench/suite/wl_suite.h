@@ -1,6 +1,7 @@
 /* wl_suite.h - what every profiler-overhead workload of bench/suite shares:
  * the `-t THREADS -s SCALE` command line, a deterministic random generator,
- * a "run fn on THREADS threads and join" helper, and the one result line
+ * a "run fn on THREADS threads and join" helper, a barrier where workers
+ * hold their peak data (ws_hold), and the one result line
  * that bench/run, the CTest smoke tests and `heapscope bench` parse:
  *
  *   wl-NAME threads=N ops=ALLOCATIONS checksum=SUM
@@ -87,6 +88,30 @@ static_assert(sizeof(ws_worker_t) == WS_LINE, "a worker's slot fills its lines")
 _Static_assert(sizeof(ws_worker_t) == WS_LINE, "a worker's slot fills its lines");
 #endif
 
+/* ws_hold: every worker of a ws_run waits here until all have arrived, so
+ * that the data each holds at that point is live in all at once.  A
+ * workload whose peak is per-thread data (a table, a queue, a round of
+ * blocks) calls it once per run, where that data is largest.  Without it
+ * the program's own peak depended on scheduling: at 16 threads on 2 CPUs a
+ * 2 ms thread often ended before later ones started, so the unprofiled
+ * peak RSS of hash-table moved between 11 and 22 MB from run to run, and
+ * a profiled run, slower, overlapped more threads: bench/run's RSS ratio
+ * measured that overlap, not the profiler's memory. */
+static pthread_mutex_t ws_hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ws_hold_cond = PTHREAD_COND_INITIALIZER;
+static int ws_hold_waiting;
+
+static inline void ws_hold(const ws_worker_t *w)
+{
+    pthread_mutex_lock(&ws_hold_lock);
+    if (++ws_hold_waiting >= w->threads)
+        pthread_cond_broadcast(&ws_hold_cond);
+    else
+        while (ws_hold_waiting < w->threads)
+            pthread_cond_wait(&ws_hold_cond, &ws_hold_lock);
+    pthread_mutex_unlock(&ws_hold_lock);
+}
+
 /* Run fn on a->threads threads (each gets its own ws_worker_t), join them,
  * and print the result line with the summed ops and checksum.  Returns 0. */
 static inline int ws_run(const char *name, const ws_args_t *a, void *(*fn)(void *))
@@ -109,6 +134,7 @@ static inline int ws_run(const char *name, const ws_args_t *a, void *(*fn)(void 
         sum += w[t].sum;
     }
     free(w);
+    ws_hold_waiting = 0;
     printf("%s threads=%d ops=%llu checksum=%llu\n", name, a->threads, (unsigned long long)ops,
            (unsigned long long)sum);
     return 0;
