@@ -27,6 +27,7 @@ static void *worker(void *arg)
         slot[k][0] = (unsigned char)size;
         slot[k][size - 1] = 1;
     }
+    ws_hold(w);
     for (size_t k = 0; k < SLOTS; k++)
         free(slot[k]);
     w->ops = (uint64_t)n;
