@@ -5,7 +5,9 @@
       threads, scale 1, and check the exit status and the exact result line,
       whose ops must equal the allocation count README.md documents for
       NAME (the formulas are restated here, independently of the C code);
-      also check that bad arguments give exit status 2 and a usage line.
+      also check that bad arguments give exit status 2 and a usage line;
+      for hash-table, that its exact peak under heapscope at 16 threads
+      holds every worker's table at once (ws_hold).
   smoke_test.py runner BUILD          run bench/run in its quickest mode and
       check the CSV's columns and rows.
   smoke_test.py overhead BUILD        run bench/overhead --against BUILD (the
@@ -76,6 +78,67 @@ def check_workload(build, name):
             fail(f"wl-{name} -t {p}: threads={m.group(1)} ops={m.group(2)}, want threads={p} ops={want}")
         print(r.stdout.strip())
     check_usage(prog, (["-t", "0"], ["-s", "x"], ["-q"], ["-t"]))
+    if name == "hash-table":
+        check_hash_table_peak(build, prog, 16)
+
+
+def ws_rand_stream(tid):
+    """wl_suite.h's xorshift64* of worker tid: its outputs, in order."""
+    mask = (1 << 64) - 1
+    s = (0x9E3779B97F4A7C15 * (tid + 1) & mask) | 1
+    while True:
+        s ^= s >> 12
+        s ^= (s << 25) & mask
+        s ^= s >> 27
+        yield s * 0x2545F4914F6CDD1D & mask
+
+
+def hash_table_live(p):
+    """wl-hash-table -t p (scale 1), replayed: the bytes every worker holds
+    at ws_hold (its bucket array and its table's entries and arrays), summed
+    over the workers, and the sum of each worker's most ever (an upper bound
+    of the program's peak before any worker frees its table)."""
+    held = most = 0
+    for tid in range(p):
+        nb = max(1024, 65536 // p)
+        table, live = {}, nb * 8
+        top = live
+        rng = ws_rand_stream(tid)
+        for _ in range(1000000 // p):
+            r = next(rng)
+            b, size = r % nb, 24 + 8 + (r >> 20) % 505  # the entry (24 bytes) and its array
+            live += size
+            top = max(top, live)
+            live -= table.get(b, 0)
+            table[b] = size
+        held += live
+        most += top
+    return held, most
+
+
+def check_hash_table_peak(build, prog, p):
+    """Under heapscope, wl-hash-table -t p's exact peak heap is at least what
+    its workers hold at once at ws_hold (so the workload's peak does not
+    depend on scheduling, and heapscope's peak is exact with p threads on
+    this machine's two CPUs), within the error the profile states."""
+    held, most = hash_table_live(p)
+    with tempfile.TemporaryDirectory() as d:
+        hsp = os.path.join(d, "h.hsp")
+        env = dict(os.environ, LD_PRELOAD=os.path.join(build, "lib", "libheapscope.so"),
+                   HEAPSCOPE_OUTPUT=hsp, HEAPSCOPE_QUIET="1")
+        r = subprocess.run([prog, "-t", str(p)], env=env, capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            fail(f"wl-hash-table -t {p} under heapscope: exit {r.returncode}, {r.stderr!r}")
+        rep = subprocess.run([os.path.join(build, "bin", "heapscope"), "report", "--json", hsp],
+                             capture_output=True, text=True, timeout=60)
+        summary = json.loads(rep.stdout)["summary"] if rep.returncode == 0 else {}
+    peak, err = summary.get("peak_bytes", 0), summary.get("peak_error", 0)
+    # besides the workers' data: the slots of ws_run (p x 128 bytes) and
+    # what libc allocates for threads and stdio, a few KiB
+    if not held - err <= peak <= most + p * 128 + 65536 + err or err > p * 32768:
+        fail(f"wl-hash-table -t {p}: peak {peak} (error {err}), workers hold {held} at once, "
+             f"at most {most}")
+    print(f"wl-hash-table -t {p}: peak {peak} (error {err}), workers hold {held} at once, at most {most}")
 
 
 def check_runner(build):
