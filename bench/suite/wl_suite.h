@@ -94,7 +94,7 @@ _Static_assert(sizeof(ws_worker_t) == WS_LINE, "a worker's slot fills its lines"
  * blocks) calls it once per run, where that data is largest.  Without it
  * the program's own peak depended on scheduling: at 16 threads on 2 CPUs a
  * 2 ms thread often ended before later ones started, so the unprofiled
- * peak RSS of hash-table moved between 11 and 22 MB from run to run, and
+ * peak RSS of hash-table moved between 8 and 22 MB from run to run, and
  * a profiled run, slower, overlapped more threads: bench/run's RSS ratio
  * measured that overlap, not the profiler's memory. */
 static pthread_mutex_t ws_hold_lock = PTHREAD_MUTEX_INITIALIZER;
