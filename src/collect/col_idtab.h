@@ -103,9 +103,9 @@ void col_idtab_lock(col_idtab_t *x);
  * free and return 0 without it.  Threads that run the same code meet the
  * same new keys at the same time: a writer that finds the lock taken is
  * most often waiting for the very key the holder is adding, so it looks
- * again without the lock before it tries again (col_node_add,
- * col_site_add), rather than queueing for the lock behind the holder and
- * making the holder's next insert wait for it in turn. */
+ * again without the lock before it tries again (col_listed_lock), rather
+ * than queueing for the lock behind the holder and making the holder's
+ * next insert wait for it in turn. */
 int col_idtab_lock_or_wait(col_idtab_t *x);
 void col_idtab_unlock(col_idtab_t *x);
 /* After fork, in the child: the lock is free (only the forking thread is

@@ -565,6 +565,21 @@ UT_INLINE uint32_t col_listed_find(const col_idtab_t *x, uint32_t *head, uint64_
     return col_idtab_find(x, k1, k2, key_of);
 }
 
+/* For a writer whose col_listed_find missed: x's lock taken, and 0; or,
+ * when another thread held it, the id of the key if the holder made it,
+ * looked up again (*since updated) without the lock once it was free
+ * (col_idtab_lock_or_wait), and the lock not taken. */
+UT_INLINE uint32_t col_listed_lock(col_idtab_t *x, uint32_t *head, uint64_t k1, uint32_t k2,
+                                   col_idtab_key_fn *key_of, col_list_next_fn *next_of,
+                                   uint32_t *since)
+{
+    uint32_t id;
+    while (!col_idtab_lock_or_wait(x))
+        if ((id = col_listed_find(x, head, k1, k2, key_of, next_of, since)) != 0)
+            return id;
+    return 0;
+}
+
 /* Where a key that is not in its table goes: after tail in the owner's
  * list at *head (0: the list is empty), or, with in_index, the index. */
 typedef struct col_listed_at {

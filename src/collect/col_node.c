@@ -115,7 +115,7 @@ static void pages_note(uint32_t id)
  * the caller's lookup (after the index's version `since`, read before the
  * parent's list); COL_NODE_NONE if the table is full.  A thread that
  * finds the table's lock taken waits and looks again without it
- * (col_idtab_lock_or_wait): two threads running the same code meet the
+ * (col_listed_lock): two threads running the same code meet the
  * same new stacks together, and queueing for the lock cost binary-trees
  * at two threads ~10% of its time.  The first
  * COL_NODE_CHAIN children of a node go in its list (col_node_links), the
@@ -125,11 +125,10 @@ static void pages_note(uint32_t id)
 UT_COLD uint32_t col_node_add(uint32_t parent, uintptr_t ip, uint32_t since)
 {
     uint32_t *head = parent != COL_NODE_TRUNC ? &col_node_links[parent].child : NULL;
-    uint32_t id;
-    while (!col_idtab_lock_or_wait(&col_node_tab))
-        if ((id = col_listed_find(&col_node_tab, head, ip, parent, col_node_key,
-                                  col_node_next_child, &since)) != 0)
-            return id; /* the holder made it */
+    uint32_t id = col_listed_lock(&col_node_tab, head, ip, parent, col_node_key, col_node_next_child,
+                                  &since);
+    if (id != 0)
+        return id; /* the holder made it */
     col_listed_at_t at;
     id = col_listed_find_locked(&col_node_tab, head, ip, parent, col_node_key, col_node_next_child,
                                 since, &at);

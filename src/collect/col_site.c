@@ -41,11 +41,9 @@ uint32_t col_site_count(void)
 UT_COLD uint32_t col_site_add(uint32_t node, uint64_t key, uint32_t since)
 {
     uint32_t *head = col_site_listed(node) ? &col_node_links[node].site : NULL;
-    uint32_t id;
-    while (!col_idtab_lock_or_wait(&col_site_tab))
-        if ((id = col_listed_find(&col_site_tab, head, key, node, col_site_key, col_site_next,
-                                  &since)) != 0)
-            return id; /* the holder made it */
+    uint32_t id = col_listed_lock(&col_site_tab, head, key, node, col_site_key, col_site_next, &since);
+    if (id != 0)
+        return id; /* the holder made it */
     col_listed_at_t at;
     id = col_listed_find_locked(&col_site_tab, head, key, node, col_site_key, col_site_next, since,
                                 &at);
