@@ -307,6 +307,10 @@ typedef struct col_thread {
     /* The unwinders' memory of the state's last owner, emptied of its
      * walks, for the next (col_unwind_thread_exit, _attach). */
     void *unwind_fp, *unwind_cfi;
+    /* Owner only: counter leaves mapped and not yet used
+     * (col_thread_count_slow), and how many leaves its mappings hold. */
+    char *leaf_spare;
+    uint32_t leaf_spare_n, leaf_mapped;
     /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
      * 576 KB) is mapped zero and touched a page at a time, as used.
      * Counters by site id, in leaves mapped on first use (release). */

@@ -272,6 +272,35 @@ void col_thread_unlock_shared(void)
 
 /* ---- counters by site -------------------------------------------------- */
 
+#define COL_LEAF_BYTES (COL_COUNT_LEAF * (sizeof(col_count_t) + sizeof(col_count_cold_t)))
+#define COL_LEAF_MAP_MAX 64u /* leaves in one mapping (4 MB of address space) */
+
+/* A new leaf of counters for t: the next spare one of t's last mapping,
+ * else from a new mapping of as many leaves as t has mapped so far (1, 1,
+ * 2, 4 ... up to COL_LEAF_MAP_MAX).  A thread counting many sites, such
+ * as each of binary-trees' (65,535 sites, 64 leaves), makes 7 mmap calls,
+ * not 64: each takes the process's mmap lock for writing, which glibc's
+ * arena growth (an mprotect per page) and page faults wait on.  Pages
+ * not written cost nothing (MAP_NORESERVE); leaves are never unmapped. */
+static col_count_t *count_leaf_take(col_thread_t *t)
+{
+    if (t->leaf_spare_n == 0) {
+        uint32_t n = t->leaf_mapped ? t->leaf_mapped : 1;
+        if (n > COL_LEAF_MAP_MAX)
+            n = COL_LEAF_MAP_MAX;
+        char *p = col_vm_map(n * COL_LEAF_BYTES);
+        if (!p)
+            return NULL;
+        t->leaf_spare = p;
+        t->leaf_spare_n = n;
+        t->leaf_mapped += n;
+    }
+    col_count_t *leaf = (col_count_t *)t->leaf_spare;
+    t->leaf_spare += COL_LEAF_BYTES;
+    t->leaf_spare_n--;
+    return leaf;
+}
+
 /* Map the leaf holding site's counters (owner thread, or the shared state
  * under its lock).  Published with release: the writer reads leaves while
  * the owner counts. */
@@ -281,7 +310,7 @@ UT_COLD col_count_t *col_thread_count_slow(col_thread_t *t, uint32_t site)
     if (l >= COL_COUNT_LEAVES)
         return NULL;
     int saved = errno;
-    col_count_t *leaf = col_vm_map(COL_COUNT_LEAF * (sizeof *leaf + sizeof(col_count_cold_t)));
+    col_count_t *leaf = count_leaf_take(t);
     errno = saved;
     if (!leaf)
         return NULL;
