@@ -51,6 +51,9 @@ typedef struct col_config {
     int fault_peak_cold;   /* HEAPSCOPE_FAULT_PEAK_COLD (tests): every peak
                               share is saved in the counters' cold part, as
                               one beyond 32 bits is */
+    int fault_count_maps;  /* HEAPSCOPE_FAULT_COUNT_MAPS (tests): a mapping of
+                              more than one counter leaf fails, as under a
+                              tight RLIMIT_AS (col_thread.c) */
 } col_config_t;
 
 extern col_config_t col_config;

@@ -281,14 +281,18 @@ void col_thread_unlock_shared(void)
  * as each of binary-trees' (65,535 sites, 64 leaves), makes 7 mmap calls,
  * not 64: each takes the process's mmap lock for writing, which glibc's
  * arena growth (an mprotect per page) and page faults wait on.  Pages
- * not written cost nothing (MAP_NORESERVE); leaves are never unmapped. */
+ * not written cost nothing (MAP_NORESERVE), but the address space counts
+ * against RLIMIT_AS, so a mapping refused is asked again for one leaf.
+ * Leaves are never unmapped. */
 static col_count_t *count_leaf_take(col_thread_t *t)
 {
     if (t->leaf_spare_n == 0) {
         uint32_t n = t->leaf_mapped ? t->leaf_mapped : 1;
         if (n > COL_LEAF_MAP_MAX)
             n = COL_LEAF_MAP_MAX;
-        char *p = col_vm_map(n * COL_LEAF_BYTES);
+        char *p = n > 1 && col_config.fault_count_maps ? NULL : col_vm_map(n * COL_LEAF_BYTES);
+        if (!p && n > 1)
+            p = col_vm_map((n = 1) * COL_LEAF_BYTES);
         if (!p)
             return NULL;
         t->leaf_spare = p;
