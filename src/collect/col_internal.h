@@ -316,7 +316,8 @@ typedef struct col_thread {
     uint32_t leaf_spare_n, leaf_mapped;
     /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
      * 576 KB) is mapped zero and touched a page at a time, as used.
-     * Counters by site id, in leaves mapped on first use (release). */
+     * Counters by site id, in leaves taken on first use from the state's
+     * spare ones above (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];
     /* Owner only: the stacks it allocated from lately, and the checks of
      * those too deep for their entry, in chunks handed out from the start

@@ -291,8 +291,10 @@ static col_count_t *count_leaf_take(col_thread_t *t)
         if (n > COL_LEAF_MAP_MAX)
             n = COL_LEAF_MAP_MAX;
         char *p = n > 1 && col_config.fault_count_maps ? NULL : col_vm_map(n * COL_LEAF_BYTES);
-        if (!p && n > 1)
-            p = col_vm_map((n = 1) * COL_LEAF_BYTES);
+        if (!p && n > 1) {
+            n = 1;
+            p = col_vm_map(COL_LEAF_BYTES);
+        }
         if (!p)
             return NULL;
         t->leaf_spare = p;
