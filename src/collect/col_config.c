@@ -84,6 +84,7 @@ void col_config_load(void)
     c->fault_sites = env_long("HEAPSCOPE_FAULT_SITES", 0, 0, 1L << 30);
     c->fault_peak_cold = env_long("HEAPSCOPE_FAULT_PEAK_COLD", 0, 0, 1) != 0;
     c->fault_count_maps = env_long("HEAPSCOPE_FAULT_COUNT_MAPS", 0, 0, 1) != 0;
+    c->fault_backoff = env_long("HEAPSCOPE_FAULT_BACKOFF", 0, 0, 1) != 0;
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
     strncpy(c->output, c->output_explicit ? o : "heapscope.%e.%p.hsp", sizeof c->output - 1);

@@ -54,6 +54,9 @@ typedef struct col_config {
     int fault_count_maps;  /* HEAPSCOPE_FAULT_COUNT_MAPS (tests): a mapping of
                               more than one counter leaf fails, as under a
                               tight RLIMIT_AS (col_thread.c) */
+    int fault_backoff;     /* HEAPSCOPE_FAULT_BACKOFF (tests): every wait for a
+                              table's lock backs off, as a thread trailing
+                              another through new stacks does (col_idtab.c) */
 } col_config_t;
 
 extern col_config_t col_config;

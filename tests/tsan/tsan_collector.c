@@ -27,6 +27,10 @@
  *   addresses of the same leaves (racing to install each leaf and to mark
  *   its pages written), and put and take exact sizes in the striped side
  *   table; every value read back is the one the thread wrote.
+ * With the argument `backoff` (test unit_tsan_collector_backoff) every
+ * wait for a table's lock backs off and sleeps instead
+ * (HEAPSCOPE_FAULT_BACKOFF; col_idtab.c), as a thread that keeps trailing
+ * another through new stacks does: thousands of times in a run.
  * TSan reports any data race and fails the test (halt_on_error=1).
  */
 #define _GNU_SOURCE
@@ -209,8 +213,9 @@ static int dup_keys(uint32_t n, col_idtab_key_fn *key_of)
     return dups;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    col_config.fault_backoff = argc > 1 && !strcmp(argv[1], "backoff");
     if (col_node_init() != 0 || col_site_init() != 0 || col_shadow_init() != 0) {
         fprintf(stderr, "FAIL init\n");
         return 1;
@@ -261,8 +266,8 @@ int main(void)
     uint32_t node_slots = col_node_tab.cur->mask + 1, site_slots = col_site_tab.cur->mask + 1;
     if (node_slots < 4096 || site_slots < 4096)
         fail("the indexes did not grow", node_slots, site_slots);
-    printf("tsan_collector: %u stacks, %u nodes, %u sites interned by %d threads, "
+    printf("tsan_collector%s: %u stacks, %u nodes, %u sites interned by %d threads, "
            "index slots %u and %u, %d failures\n",
-           stacks, nodes, col_site_count(), THREADS, node_slots, site_slots, failures);
+           col_config.fault_backoff ? " (backoff)" : "", stacks, nodes, col_site_count(), THREADS, node_slots, site_slots, failures);
     return failures != 0;
 }
