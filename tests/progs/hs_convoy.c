@@ -1,30 +1,42 @@
 /* hs_convoy.c - threads that make the same new stacks at the same moment.
  *
- * 4 workers, released together by a barrier, each build a binary tree of
- * depth 9 in conv_build (the left and right children from two call sites,
- * so each of the 1,023 nodes is allocated from its own stack: 10 frames of
- * conv_build at most, under conv_worker) and free it; three rounds, each
- * started by the barrier, so that in the first round the workers meet the
- * same 1,023 new stacks together (the collector's call tree and site table
- * get each key from one thread while the others wait for it or back off:
- * col_idtab.c).
+ * 2 workers, released together by a barrier, each build a binary tree of
+ * depth 12 in conv_build (the left and right children from two call
+ * sites, so each of the 8,191 nodes is allocated from its own stack: 13
+ * frames of conv_build at most, under conv_worker) and free it; three
+ * rounds, each started by the barrier, so that in the first round the
+ * workers meet the same 8,191 new stacks together (the collector's call
+ * tree and site table get each key from one thread while the other waits
+ * for it or backs off: col_idtab.c).
  *
- * Each of the 1,023 stacks: 12 allocations of 16 bytes (4 workers x 3
- * rounds), all freed; 12,276 in all.  A worker's last allocation of a
+ * Each of the 8,191 stacks: 6 allocations of 16 bytes (2 workers x 3
+ * rounds), all freed; 49,146 in all.  A worker's last allocation of a
  * round, the tree's rightmost leaf, is freed before the worker allocates
- * again: one temporary allocation per worker and round, 12 on that stack.
+ * again: one temporary allocation per worker and round, 6 on that stack.
  * The main thread's other allocations: pthread_create's DTVs (calloc, one
- * per worker, from spawn_workers). */
-#define _POSIX_C_SOURCE 200809L
+ * per worker, from spawn_workers).
+ *
+ * With the argument `nosleep` the program first installs a seccomp filter
+ * that kills the process at nanosleep(2) and clock_nanosleep(2), through
+ * prctl(PR_SET_SECCOMP): the collector must then wait for a key rather
+ * than back off and sleep. */
+#define _GNU_SOURCE
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "hsprog.h"
 
-#define NTHREADS 4
+#define NTHREADS 2
 #define ROUNDS 3
-#define DEPTH 9
+#define DEPTH 12
 
 typedef struct node {
     struct node *left, *right;
@@ -73,8 +85,32 @@ HS_SITE static void spawn_workers(pthread_t *tid)
             hs_fail("pthread_create");
 }
 
-int main(void)
+/* Kill the process at nanosleep and clock_nanosleep, allow everything
+ * else.  0 on success. */
+static int forbid_sleeping(void)
 {
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_nanosleep, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_nanosleep, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof code / sizeof code[0], .filter = code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "nosleep") || forbid_sleeping() != 0)) {
+        hs_puts(2, "usage: hs_convoy [nosleep] (or the filter could not be installed)\n");
+        return 3;
+    }
     pthread_t tid[NTHREADS];
     pthread_barrier_init(&start, NULL, NTHREADS);
     spawn_workers(tid);

@@ -42,11 +42,12 @@
 #include "collect/col_internal.h"
 #include "collect/col_memo.h"
 
-/* What col_node.c, col_site.c and col_shadow.c read from the rest of the
- * collector. */
+/* What col_node.c, col_site.c, col_idtab.c and col_shadow.c read from
+ * the rest of the collector. */
 col_process_t col_proc = {.granule_shift = 5};
 col_config_t col_config = {.fault_shadow_leaves = -1};
 uint32_t col_modules_epoch_value;
+int col_seccomp; /* no filter: a back-off sleeps (col_idtab.c) */
 
 #define THREADS 4
 #define POOL 6000
