@@ -24,19 +24,15 @@
  * `prctl-exec` it installs it and runs itself again (argument `inherited`),
  * under the inherited filter.  The program never makes that call. */
 #define _GNU_SOURCE
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "hs_seccomp.h"
 #include "hsprog.h"
 
 #define STACK (64 * 1024)
@@ -97,23 +93,10 @@ HS_SITE void main_site(void)
  * prctl or the seccomp system call.  0 on success. */
 static int forbid_process_vm_readv(const char *how)
 {
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = sizeof code / sizeof code[0], .filter = code};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    static const int nrs[] = {SYS_process_vm_readv};
+    if (strcmp(how, "prctl") && strcmp(how, "syscall"))
         return -1;
-    if (!strcmp(how, "prctl"))
-        return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0 ? 0 : -1;
-    if (!strcmp(how, "syscall"))
-        return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ? 0 : -1;
-    return -1;
+    return hs_seccomp_kill(nrs, 1, !strcmp(how, "syscall"));
 }
 
 int main(int argc, char **argv)
