@@ -64,7 +64,8 @@ int col_idtab_lock_or_wait(col_idtab_t *x)
         tls_waits = 0;
         return 1;
     }
-    if ((++tls_waits >= COL_IDTAB_CONVOY || col_config.fault_backoff) && !col_seccomp) {
+    if ((++tls_waits >= COL_IDTAB_CONVOY || col_config.fault_backoff) &&
+        !__atomic_load_n(&col_seccomp, __ATOMIC_RELAXED)) {
         tls_waits = 0;
         back_off();
     } else {

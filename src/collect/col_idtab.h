@@ -105,7 +105,9 @@ void col_idtab_lock(col_idtab_t *x);
  * most often waiting for the very key the holder is adding, so it looks
  * again without the lock before it tries again (col_listed_lock), rather
  * than queueing for the lock behind the holder and making the holder's
- * next insert wait for it in turn. */
+ * next insert wait for it in turn.  A thread that keeps finding it taken
+ * (it trails the holder key by key) sleeps a moment instead of waiting,
+ * and returns 0 all the same (col_idtab.c). */
 int col_idtab_lock_or_wait(col_idtab_t *x);
 void col_idtab_unlock(col_idtab_t *x);
 /* After fork, in the child: the lock is free (only the forking thread is

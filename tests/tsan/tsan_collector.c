@@ -269,6 +269,7 @@ int main(int argc, char **argv)
         fail("the indexes did not grow", node_slots, site_slots);
     printf("tsan_collector%s: %u stacks, %u nodes, %u sites interned by %d threads, "
            "index slots %u and %u, %d failures\n",
-           col_config.fault_backoff ? " (backoff)" : "", stacks, nodes, col_site_count(), THREADS, node_slots, site_slots, failures);
+           col_config.fault_backoff ? " (backoff)" : "", stacks, nodes, col_site_count(), THREADS,
+           node_slots, site_slots, failures);
     return failures != 0;
 }
