@@ -12,6 +12,9 @@
 #ifndef WL_SUITE_H
 #define WL_SUITE_H
 
+#if !defined(_POSIX_C_SOURCE) && !defined(__cplusplus)
+#define _POSIX_C_SOURCE 200809L /* pthread barriers; included first by each workload */
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,19 +100,12 @@ _Static_assert(sizeof(ws_worker_t) == WS_LINE, "a worker's slot fills its lines"
  * peak RSS of hash-table moved between 8 and 22 MB from run to run, and
  * a profiled run, slower, overlapped more threads: bench/run's RSS ratio
  * measured that overlap, not the profiler's memory. */
-static pthread_mutex_t ws_hold_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ws_hold_cond = PTHREAD_COND_INITIALIZER;
-static int ws_hold_waiting;
+static pthread_barrier_t ws_hold_barrier; /* of the run's threads (ws_run) */
 
 static inline void ws_hold(const ws_worker_t *w)
 {
-    pthread_mutex_lock(&ws_hold_lock);
-    if (++ws_hold_waiting >= w->threads)
-        pthread_cond_broadcast(&ws_hold_cond);
-    else
-        while (ws_hold_waiting < w->threads)
-            pthread_cond_wait(&ws_hold_cond, &ws_hold_lock);
-    pthread_mutex_unlock(&ws_hold_lock);
+    (void)w;
+    pthread_barrier_wait(&ws_hold_barrier);
 }
 
 /* Run fn on a->threads threads (each gets its own ws_worker_t), join them,
@@ -118,6 +114,10 @@ static inline int ws_run(const char *name, const ws_args_t *a, void *(*fn)(void 
 {
     ws_worker_t *w = (ws_worker_t *)ws_check(aligned_alloc(WS_LINE, (size_t)a->threads * sizeof *w));
     memset(w, 0, (size_t)a->threads * sizeof *w);
+    if (pthread_barrier_init(&ws_hold_barrier, NULL, (unsigned)a->threads)) {
+        fprintf(stderr, "%s: cannot make the workers' barrier\n", name);
+        exit(1);
+    }
     for (int t = 0; t < a->threads; t++) {
         w[t].tid = t;
         w[t].threads = a->threads;
@@ -134,7 +134,7 @@ static inline int ws_run(const char *name, const ws_args_t *a, void *(*fn)(void 
         sum += w[t].sum;
     }
     free(w);
-    ws_hold_waiting = 0;
+    pthread_barrier_destroy(&ws_hold_barrier);
     printf("%s threads=%d ops=%llu checksum=%llu\n", name, a->threads, (unsigned long long)ops,
            (unsigned long long)sum);
     return 0;
