@@ -578,8 +578,9 @@ UT_INLINE uint32_t col_listed_find(const col_idtab_t *x, uint32_t *head, uint64_
 
 /* For a writer whose col_listed_find missed: x's lock taken, and 0; or,
  * when another thread held it, the id of the key if the holder made it,
- * looked up again (*since updated) without the lock once it was free
- * (col_idtab_lock_or_wait), and the lock not taken. */
+ * looked up again (*since updated) without the lock once it was free or
+ * the writer had backed off (col_idtab_lock_or_wait), and the lock not
+ * taken. */
 UT_INLINE uint32_t col_listed_lock(col_idtab_t *x, uint32_t *head, uint64_t k1, uint32_t k2,
                                    col_idtab_key_fn *key_of, col_list_next_fn *next_of,
                                    uint32_t *since)

@@ -114,8 +114,8 @@ static void pages_note(uint32_t id)
 /* The node (parent, ip), made now, unless another thread made it since
  * the caller's lookup (after the index's version `since`, read before the
  * parent's list); COL_NODE_NONE if the table is full.  A thread that
- * finds the table's lock taken waits and looks again without it
- * (col_listed_lock): two threads running the same code meet the
+ * finds the table's lock taken waits (or backs off) and looks again
+ * without it (col_listed_lock): two threads running the same code meet the
  * same new stacks together, and queueing for the lock cost binary-trees
  * at two threads ~10% of its time.  The first
  * COL_NODE_CHAIN children of a node go in its list (col_node_links), the
