@@ -99,16 +99,14 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
     col_count_t *c = kept_counters(t, site);
     if (UT_UNLIKELY(c == NULL))
         return site;
-    /* site last, after an empty entry's key, node and counters: a fork
-     * taken between these stores leaves the child an empty entry, never a
-     * key paired with another key's site (the child may recycle this
-     * state) */
+    /* site last, after an empty entry's key and node: a fork taken
+     * between these stores leaves the child an empty entry, never a key
+     * paired with another key's site (the child may recycle this state) */
     col_site_memo_t *m = col_site_memo(t, node, key);
     m->site = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->key = key;
     m->node = node;
-    m->cnt = c;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->site = site;
     return site;

@@ -155,15 +155,18 @@ UT_INLINE col_site_memo_t *col_site_memo(col_thread_t *t, uint32_t node, uint64_
 }
 
 /* The site of (node, key) if t's memo has it, with t's counters of it in
- * *cnt; else 0 (an empty entry's site). */
+ * *cnt (mapped when the entry was made: site_index); else 0 (an empty
+ * entry's site). */
 UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t key,
                                       col_count_t **cnt)
 {
     const col_site_memo_t *m = col_site_memo(t, node, key);
     if (m->node != node || m->key != key)
         return 0;
-    *cnt = m->cnt; /* written before the site */
-    return m->site;
+    uint32_t site = m->site;
+    if (UT_LIKELY(site != 0))
+        *cnt = col_thread_count_mapped(t, site);
+    return site;
 }
 
 /* The site of an allocation of size key `key` above frame that way 0 of
