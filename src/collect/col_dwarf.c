@@ -26,6 +26,8 @@
 #define MAX_MODULES 1024
 #define CACHE_BITS 10
 #define CACHE_SIZE (1u << CACHE_BITS)
+#define CACHE_SMALL (4096 / sizeof(cache_entry_t)) /* a new thread's: one page */
+#define CACHE_GROW_AFTER 16                         /* evictions before growing */
 
 typedef struct cfi_module {
     uintptr_t text_lo, text_hi; /* executable segment */
@@ -44,11 +46,19 @@ typedef struct cache_entry {
 } cache_entry_t;
 
 /* A thread's rules and memo (col_memo.h), in one mapping with the memo's
- * arrays after them; memo.epoch is the modules' epoch of the rules cached. */
+ * arrays after them; memo.epoch is the modules' epoch of the rules cached.
+ * The rules use their first page (CACHE_SMALL entries, mask) until
+ * CACHE_GROW_AFTER lookups have evicted another address's rule, then all
+ * CACHE_SIZE: the threads of most programs step through a few dozen
+ * return addresses, and each thread's cache is memory the program pays
+ * for (12 KB a thread less; an interpreter's threads grow theirs at
+ * once). */
 typedef struct cfi_cache {
+    cache_entry_t e[CACHE_SIZE]; /* first, so that the small cache is one page */
+    uint32_t mask, evictions;
     col_cfi_memo_t memo;
-    cache_entry_t e[CACHE_SIZE];
 } cfi_cache_t;
+_Static_assert(CACHE_SMALL * sizeof(cache_entry_t) == 4096, "the small cache is one page");
 
 /* The memo's arrays for max frames after the cache (or, with c NULL, the
  * mapping's size). */
@@ -157,15 +167,37 @@ static const cfi_module_t *module_of(uintptr_t ip)
     return NULL;
 }
 
-/* Fill e with the rule of ra (kind BAD where there is none). */
-UT_COLD static void rule_miss(cache_entry_t *e, uintptr_t ra)
+/* The entry of ra in c. */
+UT_INLINE cache_entry_t *rule_entry(cfi_cache_t *c, uintptr_t ra)
 {
+    return &c->e[(ra ^ (ra >> CACHE_BITS)) & c->mask];
+}
+
+/* The small cache becomes the whole: its other pages written first (see
+ * cache_new), and its rules dropped, as their entries move. */
+UT_COLD static void cache_grow(cfi_cache_t *c)
+{
+    for (size_t i = CACHE_SMALL; i < CACHE_SIZE; i += CACHE_SMALL)
+        UT_WRITE_FIRST(c->e[i]);
+    memset(c->e, 0, CACHE_SMALL * sizeof c->e[0]);
+    c->mask = CACHE_SIZE - 1;
+}
+
+/* ra's entry in c, filled with its rule (kind BAD where there is none);
+ * e (its entry) held another address's rule or none. */
+UT_COLD static cache_entry_t *rule_miss(cfi_cache_t *c, cache_entry_t *e, uintptr_t ra)
+{
+    if (e->ip != 0 && c->mask != CACHE_SIZE - 1 && ++c->evictions >= CACHE_GROW_AFTER) {
+        cache_grow(c);
+        e = rule_entry(c, ra);
+    }
     cfi_rule_t rule = {0};
     const cfi_module_t *m = module_of(ra - 1);
     if (m && m->hdr)
         rule = col_dwarf_rule_for(ra - 1, m->hdr, m->seg_lo, m->seg_hi);
     e->ip = ra;
     e->rule = rule;
+    return e;
 }
 
 /* At thread exit: the thread's cache to t, its rules kept (memo.epoch
@@ -210,14 +242,13 @@ UT_COLD static cfi_cache_t *cache_new(void)
     if (c) {
         cache_carve(c, col_config.max_depth);
         /* no rules yet, so none of another epoch: the walk need not clear
-         * them.  Their 16 KB are written before the first lookup reads
-         * them: a lookup maps the zero page, and the rule it then stores
-         * replaces it with a TLB flush on every CPU the program runs on
-         * (UT_WRITE_FIRST); a walk of a few frames touches most of the
-         * four pages anyway, and a recycled state keeps them
+         * them.  Their page is written before the first lookup reads it: a
+         * lookup maps the zero page, and the rule it then stores replaces
+         * it with a TLB flush on every CPU the program runs on
+         * (UT_WRITE_FIRST); a recycled state keeps it
          * (col_dwarf_thread_exit). */
-        for (size_t i = 0; i < CACHE_SIZE; i += 4096 / sizeof c->e[0])
-            UT_WRITE_FIRST(c->e[i]);
+        UT_WRITE_FIRST(c->e[0]);
+        c->mask = CACHE_SMALL - 1;
         c->memo.epoch = col_modules_epoch();
     }
     tls_cache = c;
@@ -226,12 +257,13 @@ UT_COLD static cfi_cache_t *cache_new(void)
 }
 
 /* The rule of ra, in its cache entry: read field by field where it is (a
- * copy of the packed struct costs a dozen instructions to unpack). */
+ * copy of the packed struct costs a dozen instructions to unpack).  Good
+ * until the next call (which may grow the cache). */
 UT_INLINE const cfi_rule_t *rule_of(cfi_cache_t *c, uintptr_t ra)
 {
-    cache_entry_t *e = &c->e[(ra ^ (ra >> CACHE_BITS)) & (CACHE_SIZE - 1)];
+    cache_entry_t *e = rule_entry(c, ra);
     if (UT_UNLIKELY(e->ip != ra))
-        rule_miss(e, ra);
+        e = rule_miss(c, e, ra);
     return &e->rule;
 }
 
@@ -354,7 +386,7 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
         return COL_UNWIND_FAIL;
     uint32_t epoch = col_modules_epoch();
     if (UT_UNLIKELY(c->memo.epoch != epoch)) {
-        memset(c->e, 0, sizeof c->e);
+        memset(c->e, 0, (c->mask + 1) * sizeof c->e[0]); /* the pages in use */
         c->memo.m = 0;
         c->memo.epoch = epoch;
     }
