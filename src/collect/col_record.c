@@ -115,13 +115,12 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
 /* The site of (node, key): from t's memo, else from the site index. */
 UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
 {
-    col_count_t *c;
     if (node == COL_NODE_NONE)
         return site_index(t, node, key);
     /* a memo page is read first here, then written by site_index: a read
      * first would map the zero page that the write replaces */
     UT_WRITE_FIRST(col_site_memo(t, node, key)->site);
-    uint32_t site = col_site_memo_find(t, node, key, &c);
+    uint32_t site = col_site_memo_site(t, node, key);
     return site != 0 ? site : site_index(t, node, key);
 }
 

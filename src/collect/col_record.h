@@ -154,16 +154,20 @@ UT_INLINE col_site_memo_t *col_site_memo(col_thread_t *t, uint32_t node, uint64_
     return &t->site_memo[i & (COL_SITE_MEMO - 1)];
 }
 
-/* The site of (node, key) if t's memo has it, with t's counters of it in
- * *cnt (mapped when the entry was made: site_index); else 0 (an empty
- * entry's site). */
+/* The site of (node, key) if t's memo has it, else 0 (an empty entry's
+ * site). */
+UT_INLINE uint32_t col_site_memo_site(col_thread_t *t, uint32_t node, uint64_t key)
+{
+    const col_site_memo_t *m = col_site_memo(t, node, key);
+    return m->node == node && m->key == key ? m->site : 0;
+}
+
+/* col_site_memo_site, with t's counters of the site in *cnt (mapped when
+ * the entry was made: site_index). */
 UT_INLINE uint32_t col_site_memo_find(col_thread_t *t, uint32_t node, uint64_t key,
                                       col_count_t **cnt)
 {
-    const col_site_memo_t *m = col_site_memo(t, node, key);
-    if (m->node != node || m->key != key)
-        return 0;
-    uint32_t site = m->site;
+    uint32_t site = col_site_memo_site(t, node, key);
     if (UT_LIKELY(site != 0))
         *cnt = col_thread_count_mapped(t, site);
     return site;
