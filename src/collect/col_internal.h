@@ -319,6 +319,13 @@ typedef struct col_thread {
      * (col_thread_count_slow), and how many leaves its mappings hold. */
     char *leaf_spare;
     uint32_t leaf_spare_n, leaf_mapped;
+    /* Owner only: the cache of recent stacks' bookkeeping (sc below),
+     * here on the first page, which every thread writes, rather than
+     * after the sets, where it took a page of its own (the pool's first,
+     * which most threads never use). */
+    uint32_t sc_pool_used;   /* deep checks handed out of sc_pool */
+    uint32_t sc_touched;     /* the sets walks filled, a bit each (col_thread_attach) */
+    uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
     /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
      * 576 KB) is mapped zero and touched a page at a time, as used.
      * Counters by site id, in leaves taken on first use from the state's
@@ -328,14 +335,11 @@ typedef struct col_thread {
      * those too deep for their entry, in chunks handed out from the start
      * of sc_pool (sc_pool_used checks so far; col_thread_deep), so that
      * the pages touched are about the checks kept. */
-    col_sc_set_t sc[COL_SC_SETS];
-    uint32_t sc_pool_used;
-    uint32_t sc_touched;     /* the sets walks filled, a bit each (col_thread_attach) */
-    uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
+    col_sc_set_t sc[COL_SC_SETS] UT_ALIGNED(4096); /* a set a page */
     col_chk_t sc_pool[COL_SC_POOL];
     /* Owner only: pages touched only by stacks that allocate several
-     * sizes. */
-    col_site_memo_t site_memo[COL_SITE_MEMO];
+     * sizes (aligned: a memo in use is 4 pages, not 5). */
+    col_site_memo_t site_memo[COL_SITE_MEMO] UT_ALIGNED(4096);
 } col_thread_t;
 
 extern _Thread_local col_thread_t *col_tls_self __attribute__((tls_model("initial-exec")));

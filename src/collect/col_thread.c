@@ -156,9 +156,9 @@ static void pool_start_over(col_thread_t *t)
  * restarts) running the same code fill the same few sets: those are
  * emptied in place, their pages kept for the next owner, who would write
  * them again.  A state whose owner filled more than half of the sets
- * (128 KB) gives their pages and its pool's back to the kernel instead,
- * all but the first page's entries, which are emptied in place; without
- * madvise, every entry is. */
+ * (128 KB) gives their pages and its pool's back to the kernel instead
+ * (each set is a page of its own; any set on a page the range leaves out
+ * is emptied in place); without madvise, every entry is. */
 static void sc_recycle(col_thread_t *t)
 {
     uint32_t touched = t->sc_touched;
@@ -174,12 +174,11 @@ static void sc_recycle(col_thread_t *t)
     uintptr_t lo = ((uintptr_t)&t->sc[0] + 4095) & ~(uintptr_t)4095;
     uintptr_t hi = (uintptr_t)&t->site_memo[0] & ~(uintptr_t)4095;
     unsigned kept = (unsigned)((lo - (uintptr_t)&t->sc[0] + sizeof t->sc[0] - 1) / sizeof t->sc[0]);
-    if (col_vm_release((void *)lo, hi - lo) == 0) {
-        sc_clear(t, 0, kept); /* sc_pool_used and the rest read 0 now */
-    } else {
+    if (col_vm_release((void *)lo, hi - lo) == 0)
+        sc_clear(t, 0, kept); /* the rest read 0 now */
+    else
         sc_clear(t, 0, COL_SC_SETS);
-        t->sc_pool_used = 0;
-    }
+    t->sc_pool_used = 0;
 }
 
 /* The calling thread's state, attaching one (recycled or new) if needed;
