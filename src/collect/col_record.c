@@ -112,11 +112,29 @@ UT_INLINE uint32_t site_index(col_thread_t *t, uint32_t node, uint64_t key)
     return site;
 }
 
-/* The site of (node, key): from t's memo, else from the site index. */
+/* The node's first site, if it is (node, key)'s; else 0.  Its list's head,
+ * so one load and a compare, no cheaper from the memo. */
+UT_INLINE uint32_t first_site(uint32_t node, uint64_t key)
+{
+    if (!col_site_listed(node))
+        return 0;
+    uint32_t id = __atomic_load_n(&col_node_links[node].site, __ATOMIC_ACQUIRE);
+    return id != 0 && col_sites[id].key == key ? id : 0;
+}
+
+/* The site of (node, key), after a walk: the node's first site straight
+ * from its list, else from t's memo, else from the site index.  So a
+ * thread whose stacks each allocate one size never touches the memo's
+ * pages (a page of 16 KB a thread); the memo is for a stack's other sizes,
+ * and for its first one once a cached stack has shown several
+ * (col_record_entry_site). */
 UT_INLINE uint32_t site_get(col_thread_t *t, uint32_t node, uint64_t key)
 {
     if (node == COL_NODE_NONE)
         return site_index(t, node, key);
+    uint32_t first = first_site(node, key);
+    if (first != 0)
+        return first;
     /* a memo page is read first here, then written by site_index: a read
      * first would map the zero page that the write replaces */
     UT_WRITE_FIRST(col_site_memo(t, node, key)->site);
