@@ -88,6 +88,7 @@ typedef struct col_fp_visit {
 typedef struct col_fp_memo {
     uint32_t epoch; /* col_modules_epoch() of the walk: code ranges */
     int m;          /* visits; 0: no memo */
+    int cap;        /* visits the arrays hold: a page's worth, or max_depth + 1 */
     int stop;       /* w[0] is a stopping visit, not a frame */
     int end;        /* COL_FP_END_* */
     uintptr_t code_lo, code_hi; /* the last code range the walk found */
@@ -96,9 +97,10 @@ typedef struct col_fp_memo {
     col_guess_t guess;
     uintptr_t stop_ra;
     uint32_t stop_epoch;
-    /* The arrays, max_depth + 1 visits each, follow in the same mapping
-     * (col_memo_layout: a thread touches a page or two, not a memo sized
-     * for the largest depth cap). */
+    /* The arrays, cap visits each, follow in the same mapping
+     * (col_memo_layout).  A thread's memo starts as one page, room for
+     * stacks of about 20 frames, and is mapped again for max_depth + 1
+     * visits when a walk needs more (col_unwind_fp.c). */
     col_fp_visit_t *w;
     col_chk_t *chk;
     /* a walk's new visits, innermost first: the frames and the words read

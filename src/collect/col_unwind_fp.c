@@ -57,6 +57,7 @@ static size_t memo_carve(col_fp_memo_t *m, size_t n)
     uintptr_t *g_fp = col_memo_layout(m, &off, n * sizeof *g_fp);
     col_v2_t *g_want = col_memo_layout(m, &off, n * sizeof *g_want);
     if (m) {
+        m->cap = (int)n;
         m->guess.ip = g_ip;
         m->guess.node = g_node;
         m->guess.fp = g_fp;
@@ -79,7 +80,7 @@ void col_unwind_fp_thread_exit(col_thread_t *t)
     if (!m)
         return;
     col_fp_memo = NULL;
-    size_t n = (size_t)col_config.max_depth + 1;
+    size_t n = (size_t)m->cap;
     if (t->unwind_fp) {
         munmap(m, memo_carve(NULL, n));
         return;
@@ -98,15 +99,39 @@ void col_unwind_fp_thread_attach(col_thread_t *t)
     }
 }
 
+/* A new memo for n visits, or NULL. */
+static col_fp_memo_t *memo_map(size_t n)
+{
+    col_fp_memo_t *m = col_vm_map(memo_carve(NULL, n));
+    if (m)
+        memo_carve(m, n);
+    return m;
+}
+
+/* This thread's first memo: one page, the most visits that fit (most
+ * threads' stacks are shallow; the memo is memory the program pays for
+ * in each of its threads: threadtest at 16 threads, a page a thread). */
 UT_COLD static col_fp_memo_t *memo_new(void)
 {
     if (col_tls_dead)
         return NULL;
     size_t n = (size_t)col_config.max_depth + 1;
-    col_fp_memo_t *m = col_vm_map(memo_carve(NULL, n));
-    if (m)
-        memo_carve(m, n);
-    return col_fp_memo = m;
+    while (n > 2 && memo_carve(NULL, n) > 4096)
+        n--;
+    return col_fp_memo = memo_map(n);
+}
+
+/* A walk needs more than m's visits: m replaced by a memo of max_depth +
+ * 1, empty (a memo is only a cache of the last walk); NULL, and m kept,
+ * if it cannot be mapped. */
+UT_COLD static col_fp_memo_t *memo_grow(col_fp_memo_t *m)
+{
+    col_fp_memo_t *g = memo_map((size_t)col_config.max_depth + 1);
+    if (g) {
+        munmap(m, memo_carve(NULL, (size_t)m->cap));
+        col_fp_memo = g;
+    }
+    return g;
 }
 
 /* Is ra code?  The module of the previous hit is tried first. */
@@ -153,6 +178,15 @@ UT_INLINE uintptr_t walk_start(const void *frame, uintptr_t lo, uintptr_t hi)
     return fp;
 }
 
+/* The walk without the memo. */
+static uint32_t plain_walk(const col_thread_t *t, const void *frame)
+{
+    uintptr_t ips[COL_MAX_DEPTH];
+    unsigned flags = 0;
+    int n = col_unwind_fp_plain(t, frame, ips, col_config.max_depth, &flags);
+    return col_node_path(ips, n, (flags & PF_STACK_TRUNCATED) != 0);
+}
+
 uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
 {
     /* A stack other than the thread's own (a coroutine's, which may be
@@ -163,14 +197,13 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     if (UT_UNLIKELY(foreign) || (UT_UNLIKELY(m == NULL) && (m = memo_new()) == NULL)) {
         if (foreign)
             __atomic_add_fetch(&foreign_walks, 1, __ATOMIC_RELAXED);
-        uintptr_t ips[COL_MAX_DEPTH];
-        unsigned flags = 0;
-        int n = col_unwind_fp_plain(t, frame, ips, col_config.max_depth, &flags);
-        return col_node_path(ips, n, (flags & PF_STACK_TRUNCATED) != 0);
+        return plain_walk(t, frame);
     }
     uintptr_t hi = t->stack_hi, fp = walk_start(frame, (uintptr_t)__builtin_frame_address(0), hi);
     if (fp == 0)
         return 0;
+    uintptr_t start = fp;
+again:;
     uint32_t epoch = col_modules_epoch();
     if (m->epoch != epoch) { /* other code ranges: nothing of the memo holds */
         m->m = 0;
@@ -194,6 +227,8 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
                 break;
             }
         }
+        if (UT_UNLIKELY(k == m->cap))
+            goto grow;
         const uintptr_t *f = (const uintptr_t *)fp;
         uintptr_t next = f[0], ra = f[1];
         m->tmp_fp[k] = fp;
@@ -222,6 +257,8 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     uint32_t node;
     int at, last = k - 1;
     if (keep >= 0) {
+        if (UT_UNLIKELY(keep + 1 + k > m->cap))
+            goto grow;
         node = m->w[keep].node;
         at = keep + 1;
         last = -1; /* it went on from every new visit */
@@ -251,6 +288,11 @@ uint32_t col_unwind_fp(col_thread_t *t, const void *frame, uint32_t guess)
     if (k)
         return m->tmp_node[0];
     return at > m->stop ? node : 0;
+grow: /* the memo is too small for this stack: walk again in a bigger one */
+    if ((m = memo_grow(m)) == NULL)
+        return plain_walk(t, frame);
+    fp = start;
+    goto again;
 }
 
 /* Does the walk stop at a frame whose return address is ra: is ra not
@@ -278,14 +320,18 @@ static int stops_at(uintptr_t ra)
  * still hold?  Every load's address is known: none waits for another. */
 UT_INLINE int guess_holds(const col_guess_t *gs, int d, uint32_t epoch)
 {
+    /* (the arrays in locals: the stack words read may alias gs, so the
+     * compiler may otherwise load gs->want again at every frame) */
+    const uintptr_t *fp = gs->fp;
+    const col_v2_t *want = gs->want;
     col_v2_t d0 = {0, 0}, d1 = {0, 0};
     int k = 1;
     for (; k < d; k += 2) {
-        d0 |= *(const col_v2u_t *)gs->fp[k] ^ gs->want[k];
-        d1 |= *(const col_v2u_t *)gs->fp[k + 1] ^ gs->want[k + 1];
+        d0 |= *(const col_v2u_t *)fp[k] ^ want[k];
+        d1 |= *(const col_v2u_t *)fp[k + 1] ^ want[k + 1];
     }
     if (k == d)
-        d0 |= *(const col_v2u_t *)gs->fp[k] ^ gs->want[k];
+        d0 |= *(const col_v2u_t *)fp[k] ^ want[k];
     d0 |= d1;
     if ((d0[0] | d0[1]) != 0)
         return 0;
@@ -317,8 +363,12 @@ UT_INLINE int guess_holds(const col_guess_t *gs, int d, uint32_t epoch)
 int col_unwind_fp_is(const col_thread_t *t, const void *frame, uint32_t g)
 {
     col_fp_memo_t *m = col_fp_memo;
-    int depth = col_guess_depth(g, col_config.max_depth);
-    if (depth == 0 || m == NULL || col_modules_unloaded())
+    if (m == NULL)
+        return 0;
+    /* cap - 1 is max_depth, or less while the memo is small: a deeper
+     * guess is walked, which grows the memo */
+    int depth = col_guess_depth(g, m->cap - 1);
+    if (depth == 0 || col_modules_unloaded())
         return 0;
     col_guess_t *gs = &m->guess;
     col_guess_set(gs, g, depth);
