@@ -52,7 +52,10 @@ typedef struct cache_entry {
  * CACHE_SIZE: the threads of most programs step through a few dozen
  * return addresses, and each thread's cache is memory the program pays
  * for (12 KB a thread less; an interpreter's threads grow theirs at
- * once). */
+ * once).  Likewise the memo's arrays hold as many frames as fit the page
+ * after the rules (memo.max, about ten) until a walk needs more; then the
+ * whole is mapped again for max_depth frames, the rules copied (a page
+ * and a half less a thread where the stacks are shallow). */
 typedef struct cfi_cache {
     cache_entry_t e[CACHE_SIZE]; /* first, so that the small cache is one page */
     uint32_t mask, evictions;
@@ -234,13 +237,48 @@ void col_dwarf_thread_attach(col_thread_t *t)
     }
 }
 
+/* The thread's cache is c, or NULL. */
+static cfi_cache_t *cache_set(cfi_cache_t *c)
+{
+    tls_cache = c;
+    col_cfi_memo = c ? &c->memo : NULL;
+    return c;
+}
+
+/* A cache whose memo holds max frames, or NULL. */
+static cfi_cache_t *cache_map(int max)
+{
+    cfi_cache_t *c = col_vm_map(cache_carve(NULL, max));
+    if (c)
+        cache_carve(c, max);
+    return c;
+}
+
+/* A walk needs more frames than c's memo holds: c replaced by a cache
+ * whose memo holds max_depth, with c's rules and an empty memo (it is only
+ * a cache of the last walk); NULL, c kept, if it cannot be mapped. */
+UT_COLD static cfi_cache_t *memo_grow(cfi_cache_t *c)
+{
+    cfi_cache_t *g = cache_map(col_config.max_depth);
+    if (g == NULL)
+        return NULL;
+    memcpy(g->e, c->e, (c->mask + 1) * sizeof c->e[0]); /* the pages in use */
+    g->mask = c->mask;
+    g->evictions = c->evictions;
+    g->memo.epoch = c->memo.epoch;
+    munmap(c, cache_carve(NULL, c->memo.max));
+    return cache_set(g);
+}
+
 UT_COLD static cfi_cache_t *cache_new(void)
 {
     if (col_tls_dead)
         return NULL;
-    cfi_cache_t *c = col_vm_map(cache_carve(NULL, col_config.max_depth));
+    int max = col_config.max_depth;
+    while (max > 2 && cache_carve(NULL, max) > sizeof(cache_entry_t) * CACHE_SIZE + 4096)
+        max--;
+    cfi_cache_t *c = cache_map(max);
     if (c) {
-        cache_carve(c, col_config.max_depth);
         /* no rules yet, so none of another epoch: the walk need not clear
          * them.  Their page is written before the first lookup reads it: a
          * lookup maps the zero page, and the rule it then stores replaces
@@ -251,9 +289,7 @@ UT_COLD static cfi_cache_t *cache_new(void)
         c->mask = CACHE_SMALL - 1;
         c->memo.epoch = col_modules_epoch();
     }
-    tls_cache = c;
-    col_cfi_memo = c ? &c->memo : NULL;
-    return c;
+    return cache_set(c);
 }
 
 /* The rule of ra, in its cache entry: read field by field where it is (a
@@ -384,14 +420,17 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     cfi_cache_t *c = tls_cache;
     if (UT_UNLIKELY(c == NULL) && (c = cache_new()) == NULL)
         return COL_UNWIND_FAIL;
+    if (max > col_config.max_depth) /* what a grown memo holds */
+        max = col_config.max_depth;
+    uintptr_t stack_lo0 = stack_lo;
+again:;
     uint32_t epoch = col_modules_epoch();
     if (UT_UNLIKELY(c->memo.epoch != epoch)) {
         memset(c->e, 0, (c->mask + 1) * sizeof c->e[0]); /* the pages in use */
         c->memo.m = 0;
         c->memo.epoch = epoch;
     }
-    if (max > c->memo.max)
-        max = c->memo.max;
+    stack_lo = stack_lo0;
     col_cfi_memo_t *m = &c->memo;
     uintptr_t ip, sp, bp;
     if (!walk_start(start, skip_lo, skip_hi, &stack_lo, stack_hi,
@@ -417,6 +456,8 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
             end = COL_CFI_TRUNC;
             break;
         }
+        if (UT_UNLIKELY(k == m->max))
+            goto grow;
         m->tmp_ip[k] = ip;
         col_cfi_new_t *f = &tmp[k++];
         f->sp = sp;
@@ -442,6 +483,8 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     uintptr_t used = 0; /* ~0 if the state the outermost new frame stepped to uses bp */
     int at;
     if (keep >= 0) {
+        if (UT_UNLIKELY(keep + 1 + k > m->max))
+            goto grow;
         node = m->w[keep].node;
         nchk = m->w[keep].chk_end;
         used = col_cfi_bp_mask(&m->w[keep]);
@@ -478,6 +521,9 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
     }
     m->m = at;
     return at ? node : 0;
+grow: /* the memo is too small for this stack: walk again in a bigger one */
+    if ((c = memo_grow(c)) != NULL)
+        goto again;
 fail:
     m->m = 0; /* the caller's stack comes from libunwind: no memo of it */
     return COL_UNWIND_FAIL;
