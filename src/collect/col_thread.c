@@ -156,9 +156,9 @@ static void pool_start_over(col_thread_t *t)
  * restarts) running the same code fill the same few sets: those are
  * emptied in place, their pages kept for the next owner, who would write
  * them again.  A state whose owner filled more than half of the sets
- * (128 KB) gives their pages and its pool's back to the kernel instead
- * (each set is a page of its own; any set on a page the range leaves out
- * is emptied in place); without madvise, every entry is. */
+ * (128 KB) gives their pages and its pool's back to the kernel instead,
+ * all but the first page's entries, which are emptied in place; without
+ * madvise, every entry is. */
 static void sc_recycle(col_thread_t *t)
 {
     uint32_t touched = t->sc_touched;
