@@ -99,7 +99,7 @@ typedef struct col_fp_memo {
     uint32_t stop_epoch;
     /* The arrays, cap visits each, follow in the same mapping
      * (col_memo_layout).  A thread's memo starts as one page, room for
-     * stacks of about 20 frames, and is mapped again for max_depth + 1
+     * 30 visits, and is mapped again for max_depth + 1
      * visits when a walk needs more (col_unwind_fp.c). */
     col_fp_visit_t *w;
     col_chk_t *chk;
