@@ -94,16 +94,18 @@ UT_INLINE void col_chk_none(col_chk_t *c)
  * here, as an 8-byte load, and the return address by the caller, which
  * has it.  Then c[1..end), an even number of checks, at least two
  * (col_chk_pad_pairs), two at a time into two accumulators: the loads are
- * independent, only the ors chain. */
+ * independent, only the ors chain.  The first three are checked before
+ * the loop, which the shallowest entries (three checks: a thread's
+ * function allocating, as in threadtest) then skip. */
 UT_INLINE int col_chk_hold_framed(const void *frame, const col_chk_t *c, const col_chk_t *end)
 {
-    col_v2_t d0 = {(*(const uint64_t *)frame ^ c->want[0]) & c->mask[0], 0}, d1 = {0, 0};
-    c++;
-    do {
+    col_v2_t d0 = {(*(const uint64_t *)frame ^ c[0].want[0]) & c[0].mask[0], 0};
+    d0 |= (*c[1].at ^ c[1].want) & c[1].mask;
+    col_v2_t d1 = (*c[2].at ^ c[2].want) & c[2].mask;
+    for (c += 3; c < end; c += 2) {
         d0 |= (*c[0].at ^ c[0].want) & c[0].mask;
         d1 |= (*c[1].at ^ c[1].want) & c[1].mask;
-        c += 2;
-    } while (c < end);
+    }
     d0 |= d1;
     return (d0[0] | d0[1]) == 0;
 }

@@ -225,14 +225,15 @@ typedef struct col_sc_entry {
     uintptr_t ra;
     uint32_t node;
     uint32_t epoch;     /* col_modules_epoch() of the walk */
-    uint32_t nchk;
     uint32_t site;      /* of (node, key) */
+    uint16_t deep_off, deep_cap; /* its chunk of sc_pool, in checks (cap 0: none) */
     uint64_t key;       /* UINT64_MAX: none */
     col_count_t *cnt;   /* the owner's counters of site */
-    const col_chk_t *chk_at; /* its checks: chk, or its deep chunk */
-    uint32_t deep_off, deep_cap; /* its chunk of sc_pool, in checks (cap 0: none) */
+    const col_chk_t *chk_at, *chk_end; /* its checks: in chk, or its deep chunk */
     col_chk_t chk[COL_SC_CHKS];
 } col_sc_entry_t;
+_Static_assert(COL_SC_POOL <= UINT16_MAX && COL_SC_DEEP <= UINT16_MAX,
+               "a deep chunk's offset and size fit col_sc_entry_t's 16 bits");
 
 /* A set is 4 KB (four 1 KB entries), found with a shift (a size that is
  * not a power of two costs 5 more instructions per allocation).  The
@@ -291,11 +292,12 @@ _Static_assert(sizeof(col_site_memo_t) == 16, "four memo entries per cache line"
  * entry col_unwind_cache filled has an epoch (col_modules_epoch() starts
  * at 1), so only its checks are read: the hook frame's first, whose
  * return address is ra, and an even number of at least two after it
- * (col_chk_hold_framed). */
+ * (col_chk_hold_framed).  Their end is kept, not their count: the count
+ * made the hook scale it into an address at every allocation. */
 UT_INLINE int col_sc_hit(const col_sc_entry_t *e, const void *frame, uintptr_t ra, uint32_t epoch)
 {
     return e->frame == frame && e->ra == ra && e->epoch == epoch &&
-           col_chk_hold_framed(frame, e->chk_at, e->chk_at + e->nchk);
+           col_chk_hold_framed(frame, e->chk_at, e->chk_end);
 }
 
 typedef struct col_thread {

@@ -343,8 +343,8 @@ col_chk_t *col_thread_deep(col_thread_t *t, col_sc_entry_t *e, uint32_t n)
     uint32_t cap = (n + 15) & ~15u;
     if (t->sc_pool_used + cap > COL_SC_POOL)
         pool_start_over(t);
-    e->deep_off = t->sc_pool_used;
-    e->deep_cap = cap;
+    e->deep_off = (uint16_t)t->sc_pool_used;
+    e->deep_cap = (uint16_t)cap;
     t->sc_pool_used += cap;
     return &t->sc_pool[e->deep_off];
 }

@@ -335,8 +335,8 @@ void col_unwind_cache(col_thread_t *t, col_sc_entry_t *e, const void *frame, uin
     }
     e->ra = f[1];
     e->node = node;
-    e->nchk = col_chk_pad_pairs(c, n);
     e->chk_at = c;
+    e->chk_end = c + col_chk_pad_pairs(c, n);
     e->epoch = epoch;
     e->key = UINT64_MAX; /* no size has this key */
     e->frame = frame;
