@@ -32,6 +32,7 @@ typedef struct run_opts {
     const char *signal;
     const char *peak_slack;
     int quiet;
+    int no_thread;
     char **prog;
 } run_opts_t;
 
@@ -49,6 +50,10 @@ static void run_usage(FILE *out)
             "  --sample MS           heap/RSS timeline period (default 10)\n"
             "  --signal SIG          also write the profile when SIG (e.g. USR2) arrives\n"
             "  --peak-slack BYTES    per-thread slack of the peak counter (default 16384)\n"
+            "  --no-thread           start no thread of heapscope's own until PROG starts\n"
+            "                        a second one: glibc keeps its single-thread paths\n"
+            "                        (faster); the profile and timeline are then written\n"
+            "                        as PROG allocates, not while it is idle\n"
             "  -q, --quiet           no summary at the end\n");
 }
 
@@ -104,6 +109,10 @@ static int parse(int argc, char **argv, run_opts_t *o)
         }
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-thread")) {
+            o->no_thread = 1;
             continue;
         }
         if ((r = opt_value(argc, argv, &i, "-o", &o->output)) ||
@@ -216,6 +225,7 @@ static void child_exec(const run_opts_t *o, const char *lib)
     set_env("HEAPSCOPE_SAMPLE_MS", o->sample);
     set_env("HEAPSCOPE_SIGNAL", o->signal);
     set_env("HEAPSCOPE_PEAK_SLACK", o->peak_slack);
+    set_env("HEAPSCOPE_WRITER", o->no_thread ? "0" : NULL);
     execvp(o->prog[0], o->prog);
     fprintf(stderr, "heapscope run: cannot run '%s': %s\n", o->prog[0], strerror(errno));
     _exit(errno == ENOENT ? 127 : 126);

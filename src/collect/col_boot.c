@@ -188,6 +188,7 @@ static void boot_once(void)
     if (col_config.root_pid && col_config.root_pid != col_proc.pid)
         col_proc.flags |= PF_INFO_EXECED;
     identify_allocator();
+    col_writer_init();
     col_seccomp_init();
     if (col_node_init() < 0 || col_site_init() < 0 || col_shadow_init() < 0 || col_thread_init() < 0 ||
         col_unwind_init() < 0) {
@@ -203,7 +204,8 @@ static void boot_once(void)
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     install_signal();
     __atomic_store_n(&col_state, COL_READY, __ATOMIC_RELEASE);
-    col_writer_start();
+    if (col_config.writer || col_config.signal || col_program_threaded())
+        col_writer_start(); /* else with the program's second thread (col_writer.c) */
 }
 
 /* Bring the collector up; safe to call from any thread, any number of

@@ -54,7 +54,7 @@ UT_NOINLINE uint64_t col_record_big_size(const void *ptr, uint32_t v)
 /* Publish the thread's pending live-byte change; may set a new peak. */
 void col_record_publish_thread(col_thread_t *t)
 {
-    int64_t h = __atomic_add_fetch(&col_heap.live, t->pending, __ATOMIC_RELAXED);
+    int64_t h = col_heap_add(t->pending);
     t->pending = 0;
     if (h > __atomic_load_n(&col_heap.peak, __ATOMIC_RELAXED))
         new_peak(h);

@@ -254,7 +254,7 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         return 0;
     int64_t pending = t->pending - (int64_t)col_sites[site].key;
     if (pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&col_heap.live, pending, __ATOMIC_RELAXED);
+        col_heap_add(pending);
         pending = 0;
     }
     __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);

@@ -6,7 +6,19 @@
  * so its own allocations go to the real allocator unrecorded.  The writer
  * lock serialises flushes between this thread, dlopen/dlclose/exec hooks
  * and the final flush at exit.  After fork the child has no writer thread;
- * it is started by the child's next cold check (col_writer_tick). */
+ * it is started by the child's next cold check (col_writer_tick).
+ *
+ * With HEAPSCOPE_WRITER=0 (`heapscope run --no-thread`) the thread is not
+ * started while the program has a single thread.  A second thread, even
+ * one that sleeps, makes glibc take the locked paths of malloc, free and
+ * stdio for the rest of the process (its __libc_single_threaded), which
+ * makes a malloc-heavy single-threaded program up to twice as slow as
+ * heapscope's hooks alone would (docs/BENCHMARKS.md, "Single-threaded
+ * programs").  Then the cold check does the writer's work itself when it
+ * is due, on the thread that allocates: so the timeline and the periodic
+ * profile follow the program's allocations and stop while it is idle.
+ * The thread starts as soon as the program has a second thread of its
+ * own, or when a flush signal is configured. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +38,25 @@ static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int wake_fd = -1;
 static int running;       /* writer thread started in this process */
 static int starting;
+/* Without the thread: when its next sample and flush are due (ns). */
+static uint64_t inline_sample_at, inline_flush_at;
+
+/* glibc's: true until the process first creates a thread (2.32 and
+ * later); weak, so that an older glibc reads as threaded. */
+extern char __libc_single_threaded __attribute__((weak));
+static const char never_single = 0;
+const char *col_single_threaded = &never_single;
+
+void col_writer_init(void)
+{
+    if (&__libc_single_threaded != NULL)
+        col_single_threaded = &__libc_single_threaded;
+}
+
+int col_program_threaded(void)
+{
+    return !*col_single_threaded;
+}
 
 void col_writer_lock(void)
 {
@@ -108,13 +139,56 @@ int col_writer_start(void)
     return rc;
 }
 
-/* Called every few thousand events per thread, off the fast path. */
+/* A flush takes ~17 KB of stack; a thread with less left above its
+ * stack's end, or on a stack that is not its own (a coroutine's), leaves
+ * the work for a later check. */
+#define INLINE_STACK (64 * 1024)
+
+/* The writer's work, when due, done by the thread that allocates (no
+ * writer thread: see the header).  Only from outside heapscope's own
+ * regions, so no lock of heapscope's is held here. */
+static void writer_inline(void)
+{
+    col_thread_t *t = col_tls_self;
+    char here;
+    uintptr_t sp = (uintptr_t)&here;
+    if (col_tls_guard || !t || sp > t->stack_hi || sp < t->stack_lo + INLINE_STACK)
+        return;
+    uint64_t now = col_now_ns();
+    if (!inline_flush_at) {
+        inline_sample_at = col_proc.start_mono_ns + (uint64_t)col_config.sample_ms * 1000000u;
+        inline_flush_at = col_proc.start_mono_ns + (uint64_t)col_config.interval_ms * 1000000u;
+    }
+    if (now < inline_sample_at && now < inline_flush_at)
+        return;
+    int top = col_guard_enter();
+    if (pthread_mutex_trylock(&writer_mutex) == 0) {
+        if (!col_flush_finished()) {
+            if (now >= inline_sample_at) {
+                col_sample_take();
+                inline_sample_at = now + (uint64_t)col_config.sample_ms * 1000000u;
+            }
+            if (now >= inline_flush_at) {
+                col_flush(COL_FLUSH_PERIODIC);
+                inline_flush_at = now + (uint64_t)col_config.interval_ms * 1000000u;
+            }
+        }
+        col_writer_unlock();
+    }
+    col_guard_leave(top);
+}
+
+/* Called every few thousand events per thread, off the fast path: starts
+ * the writer thread, or does its work where there is none. */
 void col_writer_tick(void)
 {
     if (UT_UNLIKELY(!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) &&
         !__atomic_load_n(&starting, __ATOMIC_ACQUIRE) && col_state == COL_READY) {
         int saved = errno;
-        col_writer_start();
+        if (col_config.writer || col_config.signal || col_program_threaded())
+            col_writer_start();
+        else
+            writer_inline();
         errno = saved;
     }
 }
@@ -137,4 +211,5 @@ void col_writer_atfork_child(void)
     wake_fd = -1;
     running = 0;
     starting = 0;
+    inline_sample_at = inline_flush_at = 0;
 }
