@@ -204,7 +204,7 @@ static void boot_once(void)
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     install_signal();
     __atomic_store_n(&col_state, COL_READY, __ATOMIC_RELEASE);
-    if (col_config.writer || col_config.signal || col_program_threaded())
+    if (col_writer_wanted())
         col_writer_start(); /* else with the program's second thread (col_writer.c) */
 }
 

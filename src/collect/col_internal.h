@@ -1013,7 +1013,9 @@ void col_writer_atfork_prepare(void);
 void col_writer_atfork_parent(void);
 void col_writer_atfork_child(void);
 void col_writer_tick(void);             /* cold check from the hot path */
-int col_program_threaded(void);         /* the program has had a second thread (glibc's flag) */
+/* Is the writer thread to run now (HEAPSCOPE_WRITER, a flush signal, the
+ * program's second thread), or does the cold check do its work? */
+int col_writer_wanted(void);
 
 enum { COL_FLUSH_PERIODIC = 0, COL_FLUSH_FINAL = 1, COL_FLUSH_EXEC = 2 };
 /* Write the whole profile; caller holds the writer lock. */

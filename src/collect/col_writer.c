@@ -53,9 +53,14 @@ void col_writer_init(void)
         col_single_threaded = &__libc_single_threaded;
 }
 
-int col_program_threaded(void)
+static int program_threaded(void)
 {
     return !*col_single_threaded;
+}
+
+int col_writer_wanted(void)
+{
+    return col_config.writer || col_config.signal || program_threaded();
 }
 
 void col_writer_lock(void)
@@ -185,7 +190,7 @@ void col_writer_tick(void)
     if (UT_UNLIKELY(!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) &&
         !__atomic_load_n(&starting, __ATOMIC_ACQUIRE) && col_state == COL_READY) {
         int saved = errno;
-        if (col_config.writer || col_config.signal || col_program_threaded())
+        if (col_writer_wanted())
             col_writer_start();
         else
             writer_inline();
