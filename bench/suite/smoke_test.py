@@ -9,7 +9,11 @@
       for hash-table, that its exact peak under heapscope at 16 threads
       holds every worker's table at once (ws_hold).
   smoke_test.py runner BUILD          run bench/run in its quickest mode and
-      check the CSV's columns and rows.
+      check the CSV's columns and rows, and the targets summary under its
+      table against the CSV.
+  smoke_test.py targets               bench/targets.py on a CSV whose
+      verdicts are known (limits met exactly, a timed-out cell, the
+      single-thread cells heaptrack is not compared on), and on bad input.
   smoke_test.py overhead BUILD        run bench/overhead --against BUILD (the
       build against itself) once and check its CSV's modes and the table of
       changes; a missing --against build must be a clear error.
@@ -174,8 +178,59 @@ def check_runner(build):
             fail("SVG lacks the fp bar of list at 1 thread")
         if "list" not in r.stdout or "slowdown" not in r.stdout:
             fail(f"table missing: {r.stdout}")
+        fp = float(recs[1]["slowdown"])
+        want = f"fp    slowdown <= 1.25x: {int(fp <= 1.25)} of 1 cells without binary-trees; median {fp:.2f}x"
+        if ("  " + want) not in r.stdout.splitlines():
+            fail(f"targets summary: no line {want!r} in {r.stdout}")
         # bad input: clear error and non-zero exit
         check_rejected([run, "--build-dir", build, "--workloads", "nosuch"], "nosuch")
+
+
+TARGETS_CSV = """workload,threads,mode,runs,timeouts,median_s,min_s,max_s,slowdown,cpu_s,cpu_ratio,peak_rss_kib,rss_min_kib,rss_max_kib,rss_ratio,profile_bytes,ops,speedup_vs_heaptrack,speedup_vs_massif
+threadtest,1,base,3,0,0.1000,0.1,0.1,1.0000,0.1,1.0,2000,2000,2000,1.0000,,600,,
+threadtest,1,fp,3,0,0.1250,0.1,0.1,1.2500,0.1,1.2,2500,2500,2500,1.2500,1000,600,8.0000,
+threadtest,2,fp,3,0,0.1350,0.1,0.1,1.3500,0.1,1.3,2600,2600,2600,1.3000,2048,600,10.0000,
+binary-trees,2,fp,3,0,0.3000,0.3,0.3,3.0000,0.3,3.0,5000,5000,5000,2.5000,3145728,600,40.0000,
+larson,4,fp,3,3,,,,,,,,,,,,,timeout,
+threadtest,2,dwarf,3,0,0.1500,0.1,0.1,1.5000,0.1,1.5,2000,2000,2000,1.0000,1500,600,9.5000,
+"""
+
+TARGETS_WANT = """issue 5's targets, cells of this run:
+  fp    slowdown <= 1.25x: 1 of 3 cells without binary-trees; median 1.30x; 1 not measured
+  fp    binary-trees <= 3x: 1 of 1 cells (3.00x)
+  fp    heaptrack >= 10x slower: 2 of 3 cells of 2+ threads; median 25.0x, lowest 10.0x; 1 not measured
+  fp    peak RSS <= 1.25x: 1 of 4 cells (1.25x-2.50x); 1 not measured
+  fp    profile sizes: 1000 B-2.0 KiB; binary-trees 3.0 MiB
+  dwarf slowdown <= 1.5x: 1 of 1 cells without binary-trees; median 1.50x
+  dwarf heaptrack >= 10x slower: 0 of 1 cells of 2+ threads; median 9.5x, lowest 9.5x
+  dwarf peak RSS <= 1.25x: 1 of 1 cells (1.00x)
+  dwarf profile sizes: 1.5 KiB
+"""
+
+
+def check_targets():
+    tool = os.path.join(HERE, "..", "targets.py")
+    with tempfile.TemporaryDirectory() as d:
+        good = os.path.join(d, "suite.csv")
+        with open(good, "w") as f:
+            f.write(TARGETS_CSV)
+        r = subprocess.run([tool, good], capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 or r.stdout != TARGETS_WANT:
+            fail(f"bench/targets.py exited {r.returncode}:\n{r.stdout}{r.stderr}\nwant:\n{TARGETS_WANT}")
+        bad = {"notcsv.csv": "root:x:0:0\nuser:x:1:1\n", "nomodes.csv": TARGETS_CSV.splitlines()[0] + "\n",
+               "badnum.csv": TARGETS_CSV.replace("1.3500", "fast")}
+        words = {"notcsv.csv": "not a row of bench/run's CSV", "nomodes.csv": "no fp or dwarf rows",
+                 "badnum.csv": "slowdown is 'fast', not a number"}
+        for name, text in bad.items():
+            path = os.path.join(d, name)
+            with open(path, "w") as f:
+                f.write(text)
+            r = subprocess.run([tool, path], capture_output=True, text=True, timeout=60)
+            if r.returncode != 1 or words[name] not in r.stderr or r.stdout:
+                fail(f"bench/targets.py {name}: exit {r.returncode}, stderr {r.stderr!r}")
+        r = subprocess.run([tool, os.path.join(d, "missing.csv")], capture_output=True, text=True, timeout=60)
+        if r.returncode != 1 or "missing.csv" not in r.stderr:
+            fail(f"bench/targets.py on a missing file: exit {r.returncode}, {r.stderr!r}")
 
 
 def check_overhead(build):
@@ -330,6 +385,8 @@ def main():
         check_workload(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 3 and sys.argv[1] == "runner":
         check_runner(sys.argv[2])
+    elif len(sys.argv) == 2 and sys.argv[1] == "targets":
+        check_targets()
     elif len(sys.argv) == 3 and sys.argv[1] == "overhead":
         check_overhead(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "floor":
@@ -337,8 +394,8 @@ def main():
     elif len(sys.argv) == 3 and sys.argv[1] == "replace":
         check_replace(sys.argv[2])
     else:
-        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | overhead BUILD | floor BUILD"
-             " | replace BUILD")
+        fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | targets | overhead BUILD"
+             " | floor BUILD | replace BUILD")
     print("ok")
 
 
