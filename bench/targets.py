@@ -10,7 +10,8 @@ The targets (issue 5): slowdown at most 1.25x in `fp` mode and 1.5x in
 `dwarf` mode on every workload but binary-trees, which has its own limit
 of 3x; heaptrack at least 10x slower on the multithreaded cells (2
 threads or more); peak RSS at most 1.25x the unprofiled run's; profiles
-of at most a few MB.  A limit is met by a ratio equal to it.  A cell
+of at most a few MB (the constants below: if the issue's limits change,
+they change here).  A limit is met by a ratio equal to it.  A cell
 that timed out or has no unprofiled run to compare with is not counted
 as within, and the line says how many such cells there were."""
 import csv
