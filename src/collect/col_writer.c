@@ -85,13 +85,19 @@ void col_writer_trigger(void)
     errno = saved;
 }
 
+/* The time `ms` milliseconds after `from` (ns): when a sample or flush
+ * is next due. */
+static uint64_t ms_after(uint64_t from, unsigned ms)
+{
+    return from + (uint64_t)ms * 1000000u;
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
     col_tls_guard = 1;
     prctl(PR_SET_NAME, "heapscope", 0, 0, 0);
-    uint64_t interval = (uint64_t)col_config.interval_ms * 1000000u;
-    uint64_t next_flush = col_now_ns() + interval;
+    uint64_t next_flush = ms_after(col_now_ns(), col_config.interval_ms);
     for (;;) {
         struct pollfd pfd = {.fd = wake_fd, .events = POLLIN};
         int triggered = 0;
@@ -109,7 +115,7 @@ static void *writer_main(void *arg)
         uint64_t now = col_now_ns();
         if (triggered || now >= next_flush) {
             col_flush(COL_FLUSH_PERIODIC);
-            next_flush = now + interval;
+            next_flush = ms_after(now, col_config.interval_ms);
         }
         col_writer_unlock();
     }
@@ -161,8 +167,8 @@ static void writer_inline(void)
         return;
     uint64_t now = col_now_ns();
     if (!inline_flush_at) {
-        inline_sample_at = col_proc.start_mono_ns + (uint64_t)col_config.sample_ms * 1000000u;
-        inline_flush_at = col_proc.start_mono_ns + (uint64_t)col_config.interval_ms * 1000000u;
+        inline_sample_at = ms_after(col_proc.start_mono_ns, col_config.sample_ms);
+        inline_flush_at = ms_after(col_proc.start_mono_ns, col_config.interval_ms);
     }
     if (now < inline_sample_at && now < inline_flush_at)
         return;
@@ -171,11 +177,11 @@ static void writer_inline(void)
         if (!col_flush_finished()) {
             if (now >= inline_sample_at) {
                 col_sample_take();
-                inline_sample_at = now + (uint64_t)col_config.sample_ms * 1000000u;
+                inline_sample_at = ms_after(now, col_config.sample_ms);
             }
             if (now >= inline_flush_at) {
                 col_flush(COL_FLUSH_PERIODIC);
-                inline_flush_at = now + (uint64_t)col_config.interval_ms * 1000000u;
+                inline_flush_at = ms_after(now, col_config.interval_ms);
             }
         }
         col_writer_unlock();
