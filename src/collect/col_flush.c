@@ -185,12 +185,14 @@ static void write_info(pf_out_t *o, pf_buf_t *b)
     pf_buf_u(b, col_proc.start_real_ns);
     pf_buf_u(b, col_proc.start_mono_ns);
     pf_buf_u(b, col_proc.flags);
-    char exe[4096];
+    /* Static, as col_flush's tmp: every flush holds the writer lock, and on
+     * the stack they would be 16 KB more of the program's thread that
+     * writes the final profile, and of the writer's. */
+    static char exe[4096], args[8192];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     pf_buf_str(b, exe);
     /* the command line, from /proc/self/cmdline */
-    char args[8192];
     size_t len = 0;
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
@@ -459,7 +461,7 @@ int col_flush(int kind)
      * directly: renaming NAME.tmp over it would replace the device. */
     struct stat st;
     int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-    char tmp[4200];
+    static char tmp[4200]; /* see write_info */
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = direct ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
                     : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

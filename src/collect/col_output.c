@@ -77,7 +77,7 @@ const char *col_output_path(void)
 {
     if (state)
         return state > 0 ? path : NULL;
-    char base[4096 - 32];
+    static char base[4096 - 32]; /* under the writer lock, as path */
     int has_pid;
     expand(base, sizeof base, col_config.output, &has_pid);
     int root = !(col_proc.flags & PF_INFO_FORKED) &&

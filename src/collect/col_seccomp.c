@@ -36,27 +36,46 @@ int col_seccomp;
 
 /* "Seccomp:\t<mode>" of /proc/self/status: 1 if the mode is not 0 or
  * the file cannot be read; 0 if it has no such line (a kernel without
- * seccomp). */
+ * seccomp).  Read through a small buffer, a line's start at a time: the
+ * Groups: line before it can be long, and a big buffer here would be
+ * pages of the main thread's stack that the program keeps for good. */
 static int status_says_filtered(void)
 {
+    static const char key[] = "Seccomp:";
     int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 1;
-    char buf[16384]; /* the Groups: line before it can be long */
-    size_t len = 0;
+    char buf[256];
+    size_t at = 0;          /* characters of key matched at this line's start */
+    int in_key = 1;         /* still matching key on this line */
+    int result = -1;
     ssize_t n;
-    while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
-        len += (size_t)n;
-    int whole = len < sizeof buf - 1 && n == 0;
+    while (result < 0 && (n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            result = 1;
+            break;
+        }
+        for (ssize_t i = 0; i < n && result < 0; i++) {
+            char c = buf[i];
+            if (c == '\n') {
+                at = 0;
+                in_key = 1;
+            } else if (!in_key) {
+                continue;
+            } else if (at < sizeof key - 1) {
+                if (c == key[at])
+                    at++;
+                else
+                    in_key = 0;
+            } else if (c != ' ' && c != '\t') {
+                result = c != '0';
+            }
+        }
+    }
     close(fd);
-    buf[len] = 0;
-    const char *line = strstr(buf, "\nSeccomp:");
-    if (!line)
-        return !whole;
-    line += strlen("\nSeccomp:");
-    while (*line == ' ' || *line == '\t')
-        line++;
-    return *line != '0';
+    return result < 0 ? 0 : result;
 }
 
 void col_seccomp_init(void)
