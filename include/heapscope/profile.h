@@ -68,4 +68,8 @@ enum pf_end_reason {
 /* Sizes above PF_EXACT_SIZE_MAX are kept in buckets of 16 per power of two. */
 #define PF_EXACT_SIZE_MAX 8192u
 
+/* A profile's file name when HEAPSCOPE_OUTPUT does not give one (%e: the
+ * program's name, %p: its pid), in the directory the program started in. */
+#define PF_DEFAULT_OUTPUT "heapscope.%e.%p.hsp"
+
 #endif

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "common/ut_exe.h"
+#include "heapscope/profile.h"
 
 typedef struct run_opts {
     const char *output;
@@ -202,6 +203,34 @@ static void set_env(const char *name, const char *value)
         setenv(name, value, 1);
 }
 
+/* HEAPSCOPE_OUTPUT for the program: the -o pattern made absolute against
+ * heapscope's directory (with each '%' of the directory doubled), so that
+ * a program that changes directory, or an image it execs from another
+ * one, still writes where profile_path looks.  The collector would make it
+ * absolute too, but against the directory each image starts in. */
+static char *absolute_output(const char *pattern)
+{
+    char *cwd;
+    if (!pattern || pattern[0] == '/' || !(cwd = getcwd(NULL, 0)))
+        return (char *)pattern;
+    size_t n = strlen(cwd), k = 0;
+    char *out = malloc(2 * n + strlen(pattern) + 2);
+    if (!out) {
+        free(cwd);
+        return (char *)pattern;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (cwd[i] == '%')
+            out[k++] = '%';
+        out[k++] = cwd[i];
+    }
+    if (n > 1)
+        out[k++] = '/';
+    strcpy(out + k, pattern);
+    free(cwd);
+    return out;
+}
+
 static void child_exec(const run_opts_t *o, const char *lib)
 {
     signal(SIGINT, SIG_DFL);
@@ -218,7 +247,8 @@ static void child_exec(const run_opts_t *o, const char *lib)
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     setenv("HEAPSCOPE_ROOT_PID", pid, 1);
-    set_env("HEAPSCOPE_OUTPUT", o->output);
+    if (o->output || !getenv("HEAPSCOPE_OUTPUT"))
+        set_env("HEAPSCOPE_OUTPUT", absolute_output(o->output ? o->output : PF_DEFAULT_OUTPUT));
     set_env("HEAPSCOPE_UNWIND", o->unwind);
     set_env("HEAPSCOPE_DEPTH", o->depth);
     set_env("HEAPSCOPE_INTERVAL_MS", o->interval);

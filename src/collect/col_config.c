@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collect/col_internal.h"
 #include "heapscope/profile.h"
@@ -22,6 +23,38 @@ static long env_long(const char *name, long def, long lo, long hi)
         return def;
     }
     return v;
+}
+
+/* The output pattern, made absolute against the directory the collector
+ * starts in (a '%' of that directory doubled, so that it stays a '%'): a
+ * program that changes directory before its profile is written (make -C,
+ * git -C) would otherwise leave it there, where nobody looks.  Left
+ * relative if the directory is unknown or the whole does not fit. */
+static void output_pattern(col_config_t *c, const char *pat)
+{
+    char *out = c->output;
+    const size_t cap = sizeof c->output, half = cap / 2, plen = strlen(pat);
+    /* The directory is read into the upper half and copied down with each
+     * '%' doubled; the copy never reaches what is still to be read. */
+    const char *q = out + half;
+    if (pat[0] != '/' && getcwd(out + half, half) && *q == '/') {
+        size_t n = 0;
+        for (; *q && n + 2 < half; q++) {
+            if (*q == '%')
+                out[n++] = '%';
+            out[n++] = *q;
+        }
+        if (!*q) {
+            if (n > 1) /* not the root directory */
+                out[n++] = '/';
+            if (n + plen < cap) {
+                memcpy(out + n, pat, plen + 1);
+                return;
+            }
+        }
+    }
+    strncpy(out, pat, cap - 1);
+    out[cap - 1] = 0;
 }
 
 /* Signal name (USR2, SIGUSR2) or number; 0 if unset or invalid. */
@@ -88,5 +121,5 @@ void col_config_load(void)
     c->fault_backoff = env_long("HEAPSCOPE_FAULT_BACKOFF", 0, 0, 1) != 0;
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
-    strncpy(c->output, c->output_explicit ? o : "heapscope.%e.%p.hsp", sizeof c->output - 1);
+    output_pattern(c, c->output_explicit ? o : PF_DEFAULT_OUTPUT);
 }

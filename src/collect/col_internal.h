@@ -40,7 +40,8 @@ typedef struct col_config {
     int disabled;          /* HEAPSCOPE_DISABLE: pass everything through */
     int verify_unwind;     /* HEAPSCOPE_UNWIND_VERIFY: check every walk and the
                               recent-stacks cache against references */
-    char output[1024];     /* output file pattern (%p pid, %e program) */
+    char output[4096];     /* output file pattern (%p pid, %e program), absolute
+                              when the start directory was known */
     int output_explicit;   /* HEAPSCOPE_OUTPUT was set */
     int root_pid;          /* HEAPSCOPE_ROOT_PID: the launcher's child */
     long fault_shadow_leaves; /* HEAPSCOPE_FAULT_SHADOW_LEAVES (tests): leaves
