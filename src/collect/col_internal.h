@@ -1027,7 +1027,9 @@ void col_flush_reset_child(void);
 typedef struct col_sample {
     uint64_t t, heap, rss, allocs, frees;
 } col_sample_t;
-void col_sample_take(void);             /* caller holds the writer lock */
+/* Takes a sample (caller holds the writer lock); returns the allocations
+ * and frees counted so far, whether or not the sample was kept. */
+uint64_t col_sample_take(void);
 const col_sample_t *col_samples(size_t *count);
 uint64_t col_rss_peak(void);
 void col_sample_reset_child(void);

@@ -34,7 +34,7 @@ static uint64_t read_rss(void)
     return strtoull(p, NULL, 10) * (uint64_t)page_size;
 }
 
-void col_sample_take(void)
+uint64_t col_sample_take(void)
 {
     uint64_t now = col_now_ns() - col_proc.start_mono_ns;
     int64_t peak = __atomic_load_n(&col_heap.peak, __ATOMIC_RELAXED);
@@ -52,13 +52,14 @@ void col_sample_take(void)
         s.allocs += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED);
         s.frees += __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
     }
+    uint64_t events = s.allocs + s.frees;
     if (++skipped < stride)
-        return;
+        return events;
     skipped = 0;
     if (!samples) {
         samples = col_vm_map(MAX_SAMPLES * sizeof *samples);
         if (!samples)
-            return;
+            return events;
     }
     if (nsamples == MAX_SAMPLES) {
         /* full: keep every other sample, and from now on one in 2x */
@@ -68,6 +69,7 @@ void col_sample_take(void)
         stride *= 2;
     }
     samples[nsamples++] = s;
+    return events;
 }
 
 const col_sample_t *col_samples(size_t *count)

@@ -1,6 +1,7 @@
 /* col_writer.c - heapscope's own thread inside the profiled process: every
  * sample period it records heap and RSS for the timeline, every interval
- * (or when the configured signal arrives) it writes the profile.
+ * (or when the configured signal arrives, or when the program goes quiet)
+ * it writes the profile.
  *
  * The thread blocks every signal and runs with the re-entrancy guard set,
  * so its own allocations go to the real allocator unrecorded.  The writer
@@ -92,12 +93,27 @@ static uint64_t ms_after(uint64_t from, unsigned ms)
     return from + (uint64_t)ms * 1000000u;
 }
 
+/* A flush also comes when the program goes quiet: a sample period with no
+ * allocation or free in any thread, after some that the file does not
+ * hold yet.  A program is most often killed while it waits (a pool's
+ * worker at terminate(), a server at shutdown, a hung program), so its
+ * profile is then complete, and a process killed before its first
+ * interval (500 ms by default) still leaves one.  At most one such flush
+ * per QUIET_GAP_MIN_MS, and never more often than QUIET_GAP_FACTOR times
+ * the last flush took, so that a program that pauses often keeps the
+ * writer's share of a core small. */
+#define QUIET_GAP_MIN_MS 100
+#define QUIET_GAP_FACTOR 20
+
 static void *writer_main(void *arg)
 {
     (void)arg;
     col_tls_guard = 1;
     prctl(PR_SET_NAME, "heapscope", 0, 0, 0);
     uint64_t next_flush = ms_after(col_now_ns(), col_config.interval_ms);
+    uint64_t quiet_from = 0;        /* no quiet flush before this time */
+    uint64_t last_events = 0;       /* allocations and frees at the last sample */
+    uint64_t flushed_events = 0;    /* ... at the sample before the last flush */
     for (;;) {
         struct pollfd pfd = {.fd = wake_fd, .events = POLLIN};
         int triggered = 0;
@@ -111,11 +127,18 @@ static void *writer_main(void *arg)
             col_writer_unlock();
             break;
         }
-        col_sample_take();
+        uint64_t events = col_sample_take();
         uint64_t now = col_now_ns();
-        if (triggered || now >= next_flush) {
+        int quiet = events == last_events && events != flushed_events && now >= quiet_from;
+        last_events = events;
+        if (triggered || now >= next_flush || quiet) {
             col_flush(COL_FLUSH_PERIODIC);
+            uint64_t took = col_now_ns() - now;
+            flushed_events = events;
             next_flush = ms_after(now, col_config.interval_ms);
+            quiet_from = ms_after(now, QUIET_GAP_MIN_MS);
+            if (quiet_from < now + QUIET_GAP_FACTOR * took)
+                quiet_from = now + QUIET_GAP_FACTOR * took;
         }
         col_writer_unlock();
     }
