@@ -162,7 +162,6 @@ static void atfork_child(void)
     col_proc.flags |= PF_INFO_FORKED;
     col_output_reset_child();
     col_flush_reset_child();
-    col_sample_reset_child();
     col_writer_atfork_child();
     col_unwind_atfork_child();
 }

@@ -1032,7 +1032,6 @@ typedef struct col_sample {
 uint64_t col_sample_take(void);
 const col_sample_t *col_samples(size_t *count);
 uint64_t col_rss_peak(void);
-void col_sample_reset_child(void);
 
 /* ---- output file (col_output.c) --------------------------------------- */
 

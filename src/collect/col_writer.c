@@ -22,21 +22,26 @@
  * own, or when a flush signal is configured. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect/col_internal.h"
 
 static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
-static int wake_fd = -1;
+/* Set by col_writer_trigger, and the futex the writer sleeps on between
+ * samples.  Not a descriptor (an eventfd was): a program that closes
+ * every descriptor it did not open, as daemons do, hands the number to a
+ * file of its own, and the writer's wake-up read took its bytes
+ * (e2e_closefds). */
+static uint32_t wake_word;
 static int running;       /* writer thread started in this process */
 static int starting;
 /* Without the thread: when its next sample and flush are due (ns). */
@@ -78,12 +83,21 @@ void col_writer_unlock(void)
 void col_writer_trigger(void)
 {
     int saved = errno;
-    if (wake_fd >= 0) {
-        uint64_t one = 1;
-        ssize_t n = write(wake_fd, &one, sizeof one);
-        (void)n;
-    }
+    __atomic_store_n(&wake_word, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     errno = saved;
+}
+
+/* Sleep one sample period, or less if triggered; 1 if triggered. */
+static int writer_sleep(void)
+{
+    if (__atomic_exchange_n(&wake_word, 0, __ATOMIC_ACQUIRE))
+        return 1;
+    unsigned ms = col_config.sample_ms;
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    /* returns at once if the word is no longer 0 */
+    syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    return __atomic_exchange_n(&wake_word, 0, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* The time `ms` milliseconds after `from` (ns): when a sample or flush
@@ -115,13 +129,7 @@ static void *writer_main(void *arg)
     uint64_t last_events = 0;       /* allocations and frees at the last sample */
     uint64_t flushed_events = 0;    /* ... at the sample before the last flush */
     for (;;) {
-        struct pollfd pfd = {.fd = wake_fd, .events = POLLIN};
-        int triggered = 0;
-        if (poll(&pfd, 1, (int)col_config.sample_ms) > 0) {
-            uint64_t v;
-            if (read(wake_fd, &v, sizeof v) == sizeof v)
-                triggered = 1;
-        }
+        int triggered = writer_sleep();
         col_writer_lock();
         if (col_flush_finished()) {
             col_writer_unlock();
@@ -151,21 +159,17 @@ int col_writer_start(void)
     if (__atomic_exchange_n(&starting, 1, __ATOMIC_ACQ_REL))
         return 0;
     int top = col_guard_enter();
-    int rc = -1;
-    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake_fd >= 0) {
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&attr, 256 * 1024);
-        pthread_t th;
-        rc = pthread_create(&th, &attr, writer_main, NULL);
-        pthread_attr_destroy(&attr);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t th;
+    int rc = pthread_create(&th, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
         col_log("heapscope: cannot start the writer thread; the profile is written at exit only\n");
     __atomic_store_n(&running, rc == 0, __ATOMIC_RELEASE);
@@ -240,9 +244,7 @@ void col_writer_atfork_parent(void)
 void col_writer_atfork_child(void)
 {
     pthread_mutex_init(&writer_mutex, NULL);
-    if (wake_fd >= 0)
-        close(wake_fd);
-    wake_fd = -1;
+    wake_word = 0;
     running = 0;
     starting = 0;
     inline_sample_at = inline_flush_at = 0;

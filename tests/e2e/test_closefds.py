@@ -1,0 +1,28 @@
+"""e2e_closefds: a program that closes the descriptors it did not open and
+reuses their numbers (hs_closefds.c) gets its own bytes back.
+
+The collector keeps no descriptor open across the program's code: a
+daemon's close-everything loop would otherwise hand the number to one of
+the program's files, and the writer's wake-up read or the flush signal's
+wake-up write would take bytes from it or add bytes to it.  hs_closefds
+makes 4 pipes after its loop, raises HEAPSCOPE_SIGNAL (USR2), waits ten
+sample periods, and checks each pipe holds exactly the 16 bytes it wrote.
+The profile written at its exit holds closefds_site's 4 x 100 bytes.
+"""
+import hstest
+
+
+def main(t):
+    for mode in ("fp", "dwarf"):
+        r = t.run("hs_closefds", out="closefds-%s.hsp" % mode, opts=["--unwind", mode],
+                  env={"HEAPSCOPE_SIGNAL": "USR2"}, expect_rc=None)
+        t.eq("%s: program exit status" % mode, 0, r.rc)
+        t.eq("%s: program stdout" % mode, b"pipes intact\n", r.stdout)
+        p = t.report(r.out)
+        t.check_site(p, "closefds_site", allocations=4, bytes_allocated=400, frees=0,
+                     leaked_bytes=400, leaked_allocations=4)
+        t.check_summary(p, final=True)
+
+
+if __name__ == "__main__":
+    hstest.main(main)

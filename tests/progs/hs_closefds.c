@@ -1,0 +1,76 @@
+/* hs_closefds.c - a program that closes every descriptor it did not open,
+ * as daemons do, and then reuses their numbers.
+ *
+ *   hs_closefds
+ *
+ * closefds_site: 4 x malloc(100), kept (400 bytes).  Then it closes
+ * descriptors 3..1023, makes 4 pipes (their ends take the lowest numbers,
+ * among them any the collector held), writes 16 bytes into each, raises
+ * SIGUSR2 (the tests run it with HEAPSCOPE_SIGNAL=USR2), sleeps 100 ms
+ * (ten of the writer's sample periods) and reads every pipe back: each
+ * must hold its own 16 bytes and nothing more.  Prints "pipes intact", or
+ * "pipe N: ..." and exits with 1.  No other allocation. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "hsprog.h"
+
+#define NPIPES 4
+#define LEN 16
+
+static void *kept[4];
+
+HS_SITE static void closefds_site(void)
+{
+    for (int i = 0; i < 4; i++) {
+        if (!(kept[i] = malloc(100)))
+            hs_fail("malloc");
+        hs_escape(kept[i]);
+    }
+}
+
+static void bad(int i, const char *what)
+{
+    hs_puts(1, "pipe ");
+    hs_put_u64(1, (uint64_t)i);
+    hs_puts(1, ": ");
+    hs_puts(1, what);
+    hs_puts(1, "\n");
+    exit(1);
+}
+
+int main(void)
+{
+    closefds_site();
+    for (int fd = 3; fd < 1024; fd++)
+        close(fd);
+    int p[NPIPES][2];
+    for (int i = 0; i < NPIPES; i++) {
+        if (pipe2(p[i], O_NONBLOCK) != 0)
+            hs_fail("pipe2");
+        char msg[LEN + 1] = "pipe-data-0000-X";
+        msg[LEN - 1] = (char)('a' + i);
+        if (write(p[i][1], msg, LEN) != LEN)
+            hs_fail("write");
+    }
+    raise(SIGUSR2);
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    for (int i = 0; i < NPIPES; i++) {
+        char got[2 * LEN];
+        ssize_t n = read(p[i][0], got, sizeof got);
+        if (n != LEN)
+            bad(i, n < 0 ? "read failed" : "not the 16 bytes written");
+        if (memcmp(got, "pipe-data-0000-", LEN - 1) != 0 || got[LEN - 1] != (char)('a' + i))
+            bad(i, "other bytes than written");
+        if (read(p[i][0], got, sizeof got) != -1 || errno != EAGAIN)
+            bad(i, "more bytes than written");
+    }
+    hs_puts(1, "pipes intact\n");
+    return 0;
+}
