@@ -21,6 +21,11 @@ int cli_run_main(int argc, char **argv);
  * returns code only if it cannot, after saying so. */
 int cli_run_summary(const char *path, int code);
 
+/* Why the program prog (argv[0] of `heapscope run`) cannot have written a
+ * profile, read from its executable (cli_noprofile.c): a sentence, or NULL
+ * when nothing there says why. */
+const char *cli_no_profile_reason(const char *prog);
+
 /* The hidden analyser command the launcher's cli_run_summary execs:
  * `heapscope-analyse --run-summary PATH CODE`. */
 #define CLI_RUN_SUMMARY_CMD "--run-summary"

@@ -360,6 +360,7 @@ int cli_run_main(int argc, char **argv)
         return code; /* could not start the program; already reported */
     if (!o.quiet) {
         char path[PATH_MAX];
+        const char *why;
         if (WIFSIGNALED(status))
             fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
                     WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -370,6 +371,9 @@ int cli_run_main(int argc, char **argv)
                     path);
         else if (profile_path(&o, child_pid, path, sizeof path) == 0)
             return cli_run_summary(path, code);
+        else if ((why = cli_no_profile_reason(o.prog[0])) != NULL)
+            fprintf(stderr, "heapscope: no profile was written for %s (pid %d): %s\n", o.prog[0],
+                    (int)child_pid, why);
         else
             fprintf(stderr, "heapscope: no profile was written for pid %d\n", (int)child_pid);
     }

@@ -10,6 +10,9 @@
   and a relative HEAPSCOPE_OUTPUT all land in the directory the program
   was started in, with hs_chdir's 3 leaked blocks of 4242 bytes; so does
   the profile of an image it execs from the other directory.
+- No profile: for a statically linked program (hs_single_static),
+  `heapscope run` says why; under HEAPSCOPE_DISABLE it says only that
+  there is none.
 """
 import os
 import re
@@ -52,6 +55,24 @@ def main(t):
     t.eq("disabled: files written", [], os.listdir(ddir))
 
     check_chdir(t)
+    check_no_profile(t)
+
+
+def check_no_profile(t):
+    sdir = os.path.join(t.dir, "static")
+    os.mkdir(sdir)
+    r = t.run("hs_single_static", out=None, opts=["-o", "s.hsp"], cwd=sdir)
+    t.eq("static: program stdout", b"single done\n", r.stdout)
+    t.eq("static: files written", [], os.listdir(sdir))
+    msg = "heapscope: no profile was written for %s (pid " % t.prog("hs_single_static")
+    t.true("static: heapscope run says why there is no profile",
+           msg in r.stderr.decode() and "): it is statically linked, and LD_PRELOAD reaches only "
+           "dynamically linked programs\n" in r.stderr.decode(), r.stderr.decode())
+    r = t.run("hs_single", out=None, opts=["-o", "s.hsp"], cwd=sdir,
+              env={"HEAPSCOPE_DISABLE": "1"})
+    t.true("disabled: only that there is no profile",
+           re.fullmatch(r"heapscope: no profile was written for pid \d+\n", r.stderr.decode()),
+           r.stderr.decode())
 
 
 def chdir_dirs(t, name):
