@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analyse/an_export_stacks.h"
+#include "analyse/an_quote.h"
 
 typedef struct ms_node {
     uint64_t bytes;
@@ -187,12 +188,14 @@ int an_export_massif(an_report_t *r, FILE *out)
     if (!rc)
         rc = ms_build(&live, r, AN_EXPORT_LEAKED);
     if (!rc) {
-        fprintf(out, "desc: heapscope profile %s\ncmd:", r->path);
+        /* one line each: a newline in the path or an argument would end it */
+        fputs("desc: heapscope profile ", out);
+        an_quote_arg(out, r->path);
+        fputs("\ncmd: ", out);
         if (p->info.argc)
-            for (uint32_t i = 0; i < p->info.argc; i++)
-                fprintf(out, " %s", p->info.argv[i] ? p->info.argv[i] : "");
+            an_quote_argv(out, p->info.argv, p->info.argc, 0);
         else
-            fprintf(out, " %s", p->info.exe ? p->info.exe : "?");
+            an_quote_arg(out, p->info.exe ? p->info.exe : "?");
         fprintf(out, "\ntime_unit: ms\n");
         unsigned num = 0;
         rc = ms_snapshot(out, &num, 0, 0, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyse/an_cmd.h"
+#include "analyse/an_quote.h"
 #include "analyse/an_report.h"
 #include "analyse/an_units.h"
 
@@ -25,10 +26,7 @@ static void print_summary(an_report_t *r, FILE *out)
     char a[AN_UNITS_BUF], b[AN_UNITS_BUF], c[AN_UNITS_BUF];
     fprintf(out, "heapscope report of %s\n\n", r->path);
     fprintf(out, "  program          ");
-    for (uint32_t i = 0; i < p->info.argc && i < 8; i++)
-        fprintf(out, "%s%s", i ? " " : "", p->info.argv[i]);
-    if (p->info.argc > 8)
-        fprintf(out, " ...");
+    an_quote_argv(out, p->info.argv, p->info.argc, 8);
     fprintf(out, "  (pid %" PRIu64 ")\n", p->info.pid);
     fprintf(out, "  run time         %s%s\n", an_units_time(s->run_time_ns, a),
             p->final ? "" : " (profile not final)");

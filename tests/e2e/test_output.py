@@ -10,12 +10,17 @@
   and a relative HEAPSCOPE_OUTPUT all land in the directory the program
   was started in, with hs_chdir's 3 leaked blocks of 4242 bytes; so does
   the profile of an image it execs from the other directory.
+- A command line with a space, quotes and a newline (hs_chdir into such a
+  directory): the text report's "program" line and the massif export's
+  "cmd:" line are one line each, and bash reads them back to the same
+  arguments.
 - No profile: for a statically linked program (hs_single_static),
   `heapscope run` says why; under HEAPSCOPE_DISABLE it says only that
   there is none.
 """
 import os
 import re
+import subprocess
 
 import hstest
 import test_single
@@ -55,7 +60,34 @@ def main(t):
     t.eq("disabled: files written", [], os.listdir(ddir))
 
     check_chdir(t)
+    check_quoted_argv(t)
     check_no_profile(t)
+
+
+def shell_words(line):
+    """The arguments bash reads from line."""
+    cp = subprocess.run(["bash", "-c", 'printf "%s\\0" ' + line], stdout=subprocess.PIPE)
+    return cp.stdout.decode().split("\0")[:-1]
+
+
+def check_quoted_argv(t):
+    odd = os.path.join(t.dir, "it's a\nnew line")
+    os.mkdir(odd)
+    r = t.run("hs_chdir", args=[odd], out="quoted.hsp")
+    argv = [t.prog("hs_chdir"), odd]
+    lines = [l for l in t.report_text(r.out).split("\n") if l.startswith("  program ")]
+    t.eq("quoted: one program line in the text report", 1, len(lines))
+    if lines:
+        m = re.match(r"  program +(.*)  \(pid \d+\)$", lines[0])
+        t.true("quoted: program line shape", m, lines[0])
+        if m:
+            t.eq("quoted: bash reads the program line back", argv, shell_words(m.group(1)))
+    cp = subprocess.run([t.heapscope, "export", "--format", "massif", r.out],
+                        stdout=subprocess.PIPE, check=True)
+    cmd = [l for l in cp.stdout.decode().split("\n") if l.startswith("cmd: ")]
+    t.eq("quoted: one cmd line in the massif export", 1, len(cmd))
+    if cmd:
+        t.eq("quoted: bash reads the massif cmd line back", argv, shell_words(cmd[0][5:]))
 
 
 def check_no_profile(t):
