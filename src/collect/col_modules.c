@@ -5,8 +5,10 @@
  * epoch of the scan that noticed it.  Epochs let the profile writer place
  * call-tree nodes between the right MODULE_LOAD and MODULE_UNLOAD records
  * (docs/FORMAT.md).  Scans run under the writer lock, never on the
- * allocation path; the module list comes from the real allocator (the guard
- * is set by the caller), the code ranges the unwinder reads from mmap. */
+ * allocation path.  Everything here comes from mmap, never from the
+ * program's allocator: the final flush also runs in _exit and exec called
+ * from a signal handler, which may have interrupted malloc with an arena
+ * locked. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
@@ -20,6 +22,10 @@
 
 static col_module_t *mods;
 static size_t nmods, capmods;
+/* The modules' paths, one after another in chunks that never move. */
+static char *path_chunk;
+static size_t path_left;
+#define PATH_CHUNK (64 * 1024)
 uint32_t col_modules_epoch_value = 1; /* read inline: col_modules_epoch() */
 uint32_t col_modules_unloads;         /* read inline: col_modules_unloaded() */
 static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
@@ -109,6 +115,25 @@ int col_modules_code_range(uintptr_t ip, uintptr_t *lo, uintptr_t *hi)
     return 0;
 }
 
+/* A copy of path that lives as long as the process. */
+static char *path_copy(const char *path)
+{
+    size_t len = strlen(path) + 1;
+    if (len > path_left) {
+        size_t size = len > PATH_CHUNK ? len : PATH_CHUNK;
+        char *c = col_vm_map(size);
+        if (!c)
+            return NULL;
+        path_chunk = c;
+        path_left = size;
+    }
+    char *p = path_chunk;
+    memcpy(p, path, len);
+    path_chunk += len;
+    path_left -= len;
+    return p;
+}
+
 typedef struct scan {
     int *present; /* per existing module: seen in this scan */
     size_t before;  /* modules known when the scan started */
@@ -169,7 +194,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (nmods == capmods) {
         size_t cap = capmods ? capmods * 2 : 64;
-        col_module_t *n = realloc(mods, cap * sizeof *n);
+        col_module_t *n = col_vm_grow(mods, capmods * sizeof *n, cap * sizeof *n);
         if (!n)
             return 0;
         mods = n;
@@ -177,7 +202,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
     }
     col_module_t *m = &mods[nmods];
     memset(m, 0, sizeof *m);
-    m->path = strdup(path);
+    m->path = path_copy(path);
     if (!m->path)
         return 0;
     m->id = (uint32_t)nmods + 1;
@@ -219,7 +244,8 @@ int col_modules_scan(void)
         return 0;
     scan_t s = {0};
     s.now = col_now_ns() - col_proc.start_mono_ns;
-    s.present = calloc(nmods + 1, sizeof *s.present);
+    size_t present_size = (nmods + 1) * sizeof *s.present;
+    s.present = col_vm_map(present_size);
     if (!s.present)
         return 0;
     size_t before = nmods;
@@ -234,7 +260,7 @@ int col_modules_scan(void)
             __atomic_add_fetch(&col_modules_unloads, 1, __ATOMIC_RELEASE);
         }
     }
-    free(s.present);
+    col_vm_unmap(s.present, present_size);
     seen_adds = c[0];
     seen_subs = c[1];
     if (s.changed) {
