@@ -187,6 +187,7 @@ static void boot_once(void)
     if (col_config.root_pid && col_config.root_pid != col_proc.pid)
         col_proc.flags |= PF_INFO_EXECED;
     identify_allocator();
+    col_fd_prepare();
     col_writer_init();
     col_seccomp_init();
     if (col_node_init() < 0 || col_site_init() < 0 || col_shadow_init() < 0 || col_thread_init() < 0 ||

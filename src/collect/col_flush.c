@@ -192,12 +192,14 @@ static void write_info(pf_out_t *o, pf_buf_t *b)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     pf_buf_str(b, exe);
-    /* the command line, from /proc/self/cmdline */
+    /* the command line, from /proc/self/cmdline; pread, which moves no
+     * file offset, in case a program thread closed the number meanwhile
+     * and reopened it for a file of its own */
     size_t len = 0;
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ssize_t r;
-        while (len < sizeof args && (r = read(fd, args + len, sizeof args - len)) > 0)
+        while (len < sizeof args && (r = pread(fd, args + len, sizeof args - len, (off_t)len)) > 0)
             len += (size_t)r;
         close(fd);
     }
@@ -463,8 +465,8 @@ int col_flush(int kind)
     int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
     static char tmp[4200]; /* see write_info */
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = direct ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-                    : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = col_fd_high(direct ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                                : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd < 0) {
         rc = errno;
     } else {

@@ -1037,6 +1037,8 @@ uint64_t col_rss_peak(void);
 
 /* The profile's path, chosen on first use; NULL if none can be written. */
 const char *col_output_path(void);
+int col_fd_high(int fd); /* fd moved out of the program's way (col_output.c) */
+void col_fd_prepare(void); /* at start-up: room for col_fd_high */
 void col_output_reset_child(void);
 
 /* ---- diagnostics (col_log.c) ------------------------------------------ */

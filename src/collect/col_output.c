@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +106,42 @@ const char *col_output_path(void)
     }
     state = 1;
     return path;
+}
+
+/* Descriptors the collector holds longer than a moment (the profile's,
+ * for a whole flush) are moved to the top of the program's range, at most
+ * 4096: a program that closes the descriptors it did not open (a loop to
+ * 256, say) never reaches it, and one that opens files of its own is never
+ * given its number while it is ours, so no byte of a profile can land in
+ * the program's files.  A program that closes everything makes the
+ * flush's writes fail instead (EBADF).  fd is returned as it is if there
+ * is no room up there. */
+int col_fd_high(int fd)
+{
+    struct rlimit rl;
+    if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return fd;
+    rlim_t floor = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096 + 16 ? 4096 : rl.rlim_cur - 16;
+    if (rl.rlim_cur < 64 || (rlim_t)fd >= floor)
+        return fd;
+    int saved = errno;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+    errno = saved;
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+/* Grow the descriptor table up to col_fd_high's floor at start-up, when
+ * the program most likely has one thread: growing a table that threads
+ * share waits for an RCU grace period (10 ms on this VM), which the first
+ * flush would otherwise spend with the profile on a low number. */
+void col_fd_prepare(void)
+{
+    int fd = col_fd_high(open("/", O_PATH | O_CLOEXEC));
+    if (fd >= 0)
+        close(fd);
 }
 
 void col_output_reset_child(void)

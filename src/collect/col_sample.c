@@ -28,7 +28,7 @@ static uint64_t read_rss(void)
     int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0); /* as col_flush.c's cmdline */
     close(fd);
     if (n <= 0)
         return 0;

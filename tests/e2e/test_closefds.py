@@ -8,6 +8,11 @@ wake-up write would take bytes from it or add bytes to it.  hs_closefds
 makes 4 pipes after its loop, raises HEAPSCOPE_SIGNAL (USR2), waits ten
 sample periods, and checks each pipe holds exactly the 16 bytes it wrote.
 The profile written at its exit holds closefds_site's 4 x 100 bytes.
+
+And a profile is written (a flush every 10 ms, hs_closefds scan) through
+a descriptor above 255, out of reach of a program's next open() and of a
+close-everything loop to 256 (it was written through 3 before
+col_fd_high: the scan then saw none up there).
 """
 import hstest
 
@@ -22,6 +27,11 @@ def main(t):
         t.check_site(p, "closefds_site", allocations=4, bytes_allocated=400, frees=0,
                      leaked_bytes=400, leaked_allocations=4)
         t.check_summary(p, final=True)
+
+    r = t.run("hs_closefds", args=["scan"], out="closefds-scan.hsp", opts=["--interval", "10"])
+    words = r.stdout.decode().split()
+    t.true("scan: a profile was seen being written through a descriptor above 255",
+           len(words) == 3 and words[2].isdigit() and int(words[2]) > 255, r.stdout.decode())
 
 
 if __name__ == "__main__":

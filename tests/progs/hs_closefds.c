@@ -2,6 +2,7 @@
  * as daemons do, and then reuses their numbers.
  *
  *   hs_closefds
+ *   hs_closefds scan
  *
  * closefds_site: 4 x malloc(100), kept (400 bytes).  Then it closes
  * descriptors 3..1023, makes 4 pipes (their ends take the lowest numbers,
@@ -9,12 +10,22 @@
  * SIGUSR2 (the tests run it with HEAPSCOPE_SIGNAL=USR2), sleeps 100 ms
  * (ten of the writer's sample periods) and reads every pipe back: each
  * must hold its own 16 bytes and nothing more.  Prints "pipes intact", or
- * "pipe N: ..." and exits with 1.  No other allocation. */
+ * "pipe N: ..." and exits with 1.
+ *
+ * With "scan" (run it with a short flush interval): after closefds_site
+ * it looks, for up to 10 s, through descriptors 256..4199 for one open on
+ * a "*.hsp.tmp" file (a profile being written), and prints the first
+ * number it saw there ("profile fd N"), or "profile fd not seen".  A
+ * program that opens files gets the lowest free numbers, and many a
+ * close-everything loop stops at 256: the profile is to be written
+ * through a descriptor above those.  (Its open(2) gives it a low one for
+ * a moment, before it is moved up.)  No other allocation. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "hsprog.h"
@@ -43,9 +54,51 @@ static void bad(int i, const char *what)
     exit(1);
 }
 
-int main(void)
+static int is_profile_tmp(int fd)
+{
+    char path[32] = "/proc/self/fd/", target[4096];
+    char *d = path + strlen(path);
+    char digits[12];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + fd % 10);
+    while ((fd /= 10) != 0);
+    while (n)
+        *d++ = digits[--n];
+    *d = 0;
+    ssize_t len = readlink(path, target, sizeof target - 1);
+    if (len < 8)
+        return 0;
+    target[len] = 0;
+    return !strcmp(target + len - 8, ".hsp.tmp");
+}
+
+static int scan(void)
+{
+    int seen = -1;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        for (int fd = 256; fd < 4200 && seen < 0; fd++)
+            if (fcntl(fd, F_GETFD) >= 0 && is_profile_tmp(fd)) /* open: which file? */
+                seen = fd;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (seen < 0 && now.tv_sec - start.tv_sec < 10);
+    if (seen < 0) {
+        hs_puts(1, "profile fd not seen\n");
+    } else {
+        hs_puts(1, "profile fd ");
+        hs_put_u64(1, (uint64_t)seen);
+        hs_puts(1, "\n");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     closefds_site();
+    if (argc > 1 && !strcmp(argv[1], "scan"))
+        return scan();
     for (int fd = 3; fd < 1024; fd++)
         close(fd);
     int p[NPIPES][2];
