@@ -122,6 +122,17 @@ def check_chdir_profile(t, path):
                  leaked_bytes=12726, leaked_allocations=3)
 
 
+def check_one_profile(t, what, start, away, name_re):
+    """One profile named name_re where the program started, with hs_chdir's
+    blocks, and nothing where it went."""
+    names = os.listdir(start)
+    t.true("%s: one profile %s where the program started" % (what, name_re),
+           len(names) == 1 and re.fullmatch(name_re, names[0]), str(names))
+    t.eq("%s: files where the program went" % what, [], os.listdir(away))
+    if len(names) == 1:
+        check_chdir_profile(t, os.path.join(start, names[0]))
+
+
 def check_chdir(t):
     # heapscope run -o with a relative name (a '%' in the directory's name
     # is not a pattern)
@@ -137,13 +148,8 @@ def check_chdir(t):
 
     # heapscope run without -o: the default name
     start, away = chdir_dirs(t, "chdir-default")
-    r = t.run("hs_chdir", args=[away], out=None, cwd=start)
-    names = os.listdir(start)
-    t.true("chdir, no -o: one default-named profile where heapscope started",
-           len(names) == 1 and re.match(r"heapscope\.hs_chdir\.\d+\.hsp$", names[0]), str(names))
-    t.eq("chdir, no -o: files where the program went", [], os.listdir(away))
-    if len(names) == 1:
-        check_chdir_profile(t, os.path.join(start, names[0]))
+    t.run("hs_chdir", args=[away], out=None, cwd=start)
+    check_one_profile(t, "chdir, no -o", start, away, r"heapscope\.hs_chdir\.\d+\.hsp")
 
     # an image exec'd after the change of directory: rel.hsp.<pid>
     start, away = chdir_dirs(t, "chdir-exec")
@@ -162,12 +168,7 @@ def check_chdir(t):
     start, away = chdir_dirs(t, "chdir-%preload")
     t.run_preloaded("hs_chdir", args=[away], cwd=start,
                     env={"HEAPSCOPE_OUTPUT": "pre.%p.100%%.hsp", "HEAPSCOPE_QUIET": "1"})
-    names = os.listdir(start)
-    t.true("chdir, LD_PRELOAD: pre.<pid>.100%.hsp where the program started",
-           len(names) == 1 and re.match(r"pre\.\d+\.100%\.hsp$", names[0]), str(names))
-    t.eq("chdir, LD_PRELOAD: files where the program went", [], os.listdir(away))
-    if len(names) == 1:
-        check_chdir_profile(t, os.path.join(start, names[0]))
+    check_one_profile(t, "chdir, LD_PRELOAD", start, away, r"pre\.\d+\.100%\.hsp")
 
 
 if __name__ == "__main__":
