@@ -89,6 +89,8 @@ static int resolve_all(void)
     *(void **)&r->exit_ = resolve("_exit", 1);
     *(void **)&r->prctl = resolve("prctl", 0);
     *(void **)&r->syscall = resolve("syscall", 0);
+    *(void **)&r->unshare = resolve("unshare", 0);
+    *(void **)&r->setns = resolve("setns", 0);
     return r->malloc && r->free && r->calloc && r->realloc && r->posix_memalign &&
                    r->malloc_usable_size && r->exit_
                ? 0

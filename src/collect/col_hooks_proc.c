@@ -2,10 +2,14 @@
  * the module map right (call-tree nodes made before a dlclose are placed in
  * the profile before the module's unload record), and the exec family writes
  * the profile of the image that is about to be replaced.  The new image is
- * profiled too when LD_PRELOAD still names libheapscope.so. */
+ * profiled too when LD_PRELOAD still names libheapscope.so.  unshare and
+ * setns into a user namespace, which the kernel refuses to a process with
+ * more than one thread, are retried with heapscope's writer thread
+ * stopped. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -190,4 +194,61 @@ UT_EXPORT void _exit(int status)
 UT_EXPORT void _Exit(int status)
 {
     _exit(status);
+}
+
+/* The call again, with the writer thread stopped, when it failed with
+ * EINVAL and the writer may be the reason (the program's own threads
+ * would make it fail without heapscope too).  The thread starts again
+ * after, in the new namespace.  rc and errno are the last call's. */
+static int retry_single_threaded(int rc, int (*call)(int, int), int a, int b)
+{
+    if (rc == 0 || errno != EINVAL || col_state != COL_READY || col_inside())
+        return rc;
+    int saved = errno;
+    int top = col_guard_enter();
+    if (col_writer_pause()) {
+        rc = call(a, b);
+        saved = errno;
+        col_writer_start();
+    }
+    col_guard_leave(top);
+    errno = saved;
+    return rc;
+}
+
+static int real_unshare(int flags, int unused)
+{
+    (void)unused;
+    return col_real.unshare(flags);
+}
+
+static int real_setns(int fd, int nstype)
+{
+    return col_real.setns(fd, nstype);
+}
+
+UT_EXPORT int unshare(int flags)
+{
+    if (!col_real.unshare)
+        col_boot_init();
+    if (!col_real.unshare) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int rc = col_real.unshare(flags);
+    return flags & CLONE_NEWUSER ? retry_single_threaded(rc, real_unshare, flags, 0) : rc;
+}
+
+UT_EXPORT int setns(int fd, int nstype)
+{
+    if (!col_real.setns)
+        col_boot_init();
+    if (!col_real.setns) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int rc = col_real.setns(fd, nstype);
+    /* nstype 0 takes any namespace, a user namespace among them */
+    return !nstype || (nstype & CLONE_NEWUSER) ? retry_single_threaded(rc, real_setns, fd, nstype)
+                                                : rc;
 }

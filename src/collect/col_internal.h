@@ -106,6 +106,8 @@ typedef struct col_real {
     void (*exit_)(int) __attribute__((noreturn));
     int (*prctl)(int, ...);
     long (*syscall)(long, ...);
+    int (*unshare)(int);
+    int (*setns)(int, int);
 } col_real_t;
 
 extern col_real_t col_real;
@@ -1014,6 +1016,10 @@ void col_writer_atfork_prepare(void);
 void col_writer_atfork_parent(void);
 void col_writer_atfork_child(void);
 void col_writer_tick(void);             /* cold check from the hot path */
+/* End the writer thread and wait until the kernel no longer counts it
+ * (unshare and setns of a user namespace want a single-threaded caller);
+ * 1 if one was running.  col_writer_start starts it again. */
+int col_writer_pause(void);
 /* Is the writer thread to run now (HEAPSCOPE_WRITER, a flush signal, the
  * program's second thread), or does the cold check do its work? */
 int col_writer_wanted(void);

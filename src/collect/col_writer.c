@@ -42,6 +42,8 @@ static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
  * file of its own, and the writer's wake-up read took its bytes
  * (e2e_closefds). */
 static uint32_t wake_word;
+static uint32_t stop_word;  /* col_writer_pause asks the thread to end */
+static pid_t writer_tid;    /* the thread's kernel id while it runs */
 static int running;       /* writer thread started in this process */
 static int starting;
 /* Without the thread: when its next sample and flush are due (ns). */
@@ -123,6 +125,7 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     col_tls_guard = 1;
+    __atomic_store_n(&writer_tid, gettid(), __ATOMIC_RELEASE);
     prctl(PR_SET_NAME, "heapscope", 0, 0, 0);
     uint64_t next_flush = ms_after(col_now_ns(), col_config.interval_ms);
     uint64_t quiet_from = 0;        /* no quiet flush before this time */
@@ -130,6 +133,8 @@ static void *writer_main(void *arg)
     uint64_t flushed_events = 0;    /* ... at the sample before the last flush */
     for (;;) {
         int triggered = writer_sleep();
+        if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
+            break;
         col_writer_lock();
         if (col_flush_finished()) {
             col_writer_unlock();
@@ -175,6 +180,38 @@ int col_writer_start(void)
     __atomic_store_n(&running, rc == 0, __ATOMIC_RELEASE);
     col_guard_leave(top);
     return rc;
+}
+
+int col_writer_pause(void)
+{
+    if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        return 0;
+    int saved = errno;
+    /* a thread just created may not have run yet */
+    pid_t tid;
+    for (int i = 0; i < 1000 && !(tid = __atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)); i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    if (!tid) {
+        errno = saved;
+        return 0;
+    }
+    __atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
+    col_writer_trigger();
+    /* gone once tgkill no longer finds it; at most ~2 s (a long flush) */
+    pid_t pid = getpid();
+    for (int i = 0; i < 2000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++) {
+        col_writer_trigger();
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    __atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&stop_word, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&starting, 0, __ATOMIC_RELEASE);
+    errno = saved;
+    return 1;
 }
 
 /* A flush takes ~17 KB of stack; a thread with less left above its
@@ -245,6 +282,8 @@ void col_writer_atfork_child(void)
 {
     pthread_mutex_init(&writer_mutex, NULL);
     wake_word = 0;
+    stop_word = 0;
+    writer_tid = 0;
     running = 0;
     starting = 0;
     inline_sample_at = inline_flush_at = 0;
