@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hsprog.h"
+#include "hsfd.h"
 
 #define NPIPES 4
 #define LEN 16
@@ -56,21 +56,9 @@ static void bad(int i, const char *what)
 
 static int is_profile_tmp(int fd)
 {
-    char path[32] = "/proc/self/fd/", target[4096];
-    char *d = path + strlen(path);
-    char digits[12];
-    int n = 0;
-    do
-        digits[n++] = (char)('0' + fd % 10);
-    while ((fd /= 10) != 0);
-    while (n)
-        *d++ = digits[--n];
-    *d = 0;
-    ssize_t len = readlink(path, target, sizeof target - 1);
-    if (len < 8)
-        return 0;
-    target[len] = 0;
-    return !strcmp(target + len - 8, ".hsp.tmp");
+    char target[4096];
+    ssize_t len = hs_fd_target(fd, target, sizeof target);
+    return len >= 8 && !strcmp(target + len - 8, ".hsp.tmp");
 }
 
 static int scan(void)

@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 
-#include "hsprog.h"
+#include "hsfd.h"
 
 HS_SITE static void fds_site(void)
 {
@@ -26,19 +26,9 @@ int main(void)
     fds_site();
     int pipes = 0;
     for (int fd = 3; fd < 1000; fd++) {
-        char path[32] = "/proc/self/fd/", target[64];
-        char *d = path + strlen(path);
-        if (fd >= 100)
-            *d++ = (char)('0' + fd / 100);
-        if (fd >= 10)
-            *d++ = (char)('0' + fd / 10 % 10);
-        *d++ = (char)('0' + fd % 10);
-        *d = '\0';
-        ssize_t n = readlink(path, target, sizeof target - 1);
-        if (n > 0) {
-            target[n] = '\0';
+        char target[64];
+        if (hs_fd_target(fd, target, sizeof target) > 0)
             pipes += strncmp(target, "pipe:", 5) == 0;
-        }
     }
     hs_puts(1, "pipes=");
     hs_put_u64(1, (uint64_t)pipes);

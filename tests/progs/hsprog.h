@@ -41,17 +41,23 @@ static inline void hs_puts(int fd, const char *s)
     }
 }
 
-/* Write v in decimal to fd. */
-static inline void hs_put_u64(int fd, uint64_t v)
+/* v in decimal, at the end of buf; returns where it starts. */
+static inline const char *hs_u64_str(char buf[24], uint64_t v)
 {
-    char buf[24];
-    int i = (int)sizeof buf - 1;
+    int i = 23;
     buf[i] = '\0';
     do {
         buf[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
-    hs_puts(fd, buf + i);
+    return buf + i;
+}
+
+/* Write v in decimal to fd. */
+static inline void hs_put_u64(int fd, uint64_t v)
+{
+    char buf[24];
+    hs_puts(fd, hs_u64_str(buf, v));
 }
 
 /* Report a broken expectation of the program itself and exit with 99. */
