@@ -203,7 +203,7 @@ static void set_env(const char *name, const char *value)
         setenv(name, value, 1);
 }
 
-/* HEAPSCOPE_OUTPUT for the program: the -o pattern made absolute against
+/* HEAPSCOPE_OUTPUT for the program: its pattern made absolute against
  * heapscope's directory (with each '%' of the directory doubled), so that
  * a program that changes directory, or an image it execs from another
  * one, still writes where profile_path looks.  The collector would make it
@@ -211,7 +211,7 @@ static void set_env(const char *name, const char *value)
 static char *absolute_output(const char *pattern)
 {
     char *cwd;
-    if (!pattern || pattern[0] == '/' || !(cwd = getcwd(NULL, 0)))
+    if (pattern[0] == '/' || !(cwd = getcwd(NULL, 0)))
         return (char *)pattern;
     size_t n = strlen(cwd), k = 0;
     char *out = malloc(2 * n + strlen(pattern) + 2);
@@ -269,6 +269,23 @@ static void forward(int sig)
         kill(child_pid, sig);
 }
 
+/* pat with %p and %e expanded as the collector does (%e: name). */
+static void expand(const char *pat, const char *name, pid_t pid, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = pat; *p && n + 32 < cap; p++) {
+        if (p[0] == '%' && p[1] == 'p')
+            n += (size_t)snprintf(out + n, cap - n, "%d", (int)pid), p++;
+        else if (p[0] == '%' && p[1] == 'e')
+            n += (size_t)snprintf(out + n, cap - n, "%s", name), p++;
+        else if (p[0] == '%' && p[1] == '%')
+            out[n++] = '%', p++;
+        else
+            out[n++] = *p;
+    }
+    out[n] = 0;
+}
+
 /* The profile the started process wrote. */
 static int profile_path(const run_opts_t *o, pid_t pid, char *out, size_t cap)
 {
@@ -276,30 +293,13 @@ static int profile_path(const run_opts_t *o, pid_t pid, char *out, size_t cap)
         snprintf(out, cap, "%s", o->output);
         return access(out, R_OK);
     }
-    char pattern[PATH_MAX];
-    if (o->output) {
-        /* expand %p and %e like the collector does (program name = argv[0]) */
-        size_t n = 0;
-        char *base = basename(o->prog[0]);
-        for (const char *p = o->output; *p && n + 32 < sizeof pattern; p++) {
-            if (p[0] == '%' && p[1] == 'p')
-                n += (size_t)snprintf(pattern + n, sizeof pattern - n, "%d", (int)pid), p++;
-            else if (p[0] == '%' && p[1] == 'e')
-                n += (size_t)snprintf(pattern + n, sizeof pattern - n, "%s", base), p++;
-            else if (p[0] == '%' && p[1] == '%')
-                pattern[n++] = '%', p++;
-            else
-                pattern[n++] = *p;
-        }
-        pattern[n] = 0;
-        snprintf(out, cap, "%s", pattern);
+    /* the program's name is argv[0]'s */
+    expand(o->output ? o->output : PF_DEFAULT_OUTPUT, basename(o->prog[0]), pid, out, cap);
+    if (access(out, R_OK) == 0 || o->output)
         return access(out, R_OK);
-    }
-    snprintf(out, cap, "heapscope.%s.%d.hsp", basename(o->prog[0]), (int)pid);
-    if (access(out, R_OK) == 0)
-        return 0;
     /* the program exec'd under another name: any profile of that pid */
-    snprintf(pattern, sizeof pattern, "heapscope.*.%d.hsp", (int)pid);
+    char pattern[PATH_MAX];
+    expand(PF_DEFAULT_OUTPUT, "*", pid, pattern, sizeof pattern);
     glob_t g;
     int rc = -1;
     if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
