@@ -182,6 +182,12 @@ int col_writer_start(void)
     return rc;
 }
 
+static void nap_1ms(void)
+{
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+}
+
 int col_writer_pause(void)
 {
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
@@ -189,23 +195,19 @@ int col_writer_pause(void)
     int saved = errno;
     /* a thread just created may not have run yet */
     pid_t tid;
-    for (int i = 0; i < 1000 && !(tid = __atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)); i++) {
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
+    for (int i = 0; i < 1000 && !(tid = __atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE)); i++)
+        nap_1ms();
     if (!tid) {
         errno = saved;
         return 0;
     }
+    /* the thread sees stop_word when it wakes, after any flush it is in */
     __atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
     col_writer_trigger();
     /* gone once tgkill no longer finds it; at most ~2 s (a long flush) */
     pid_t pid = getpid();
-    for (int i = 0; i < 2000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++) {
-        col_writer_trigger();
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
+    for (int i = 0; i < 2000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++)
+        nap_1ms();
     __atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&stop_word, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
