@@ -216,9 +216,11 @@ int col_writer_pause(void)
     return 1;
 }
 
-/* A flush takes ~17 KB of stack; a thread with less left above its
- * stack's end, or on a stack that is not its own (a coroutine's), leaves
- * the work for a later check. */
+/* A flush's own frames take under 1 KB (its buffers are static or
+ * mapped), the C library's it calls (snprintf, dl_iterate_phdr) a few KB
+ * more; a thread with less than INLINE_STACK left above its stack's end,
+ * or on a stack that is not its own (a coroutine's), leaves the work for
+ * a later check. */
 #define INLINE_STACK (64 * 1024)
 
 /* The writer's work, when due, done by the thread that allocates (no
