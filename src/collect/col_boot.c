@@ -91,6 +91,7 @@ static int resolve_all(void)
     *(void **)&r->syscall = resolve("syscall", 0);
     *(void **)&r->unshare = resolve("unshare", 0);
     *(void **)&r->setns = resolve("setns", 0);
+    *(void **)&r->pipe2 = resolve("pipe2", 0);
     return r->malloc && r->free && r->calloc && r->realloc && r->posix_memalign &&
                    r->malloc_usable_size && r->exit_
                ? 0

@@ -108,6 +108,7 @@ typedef struct col_real {
     long (*syscall)(long, ...);
     int (*unshare)(int);
     int (*setns)(int, int);
+    int (*pipe2)(int *, int);
 } col_real_t;
 
 extern col_real_t col_real;

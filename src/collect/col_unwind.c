@@ -23,6 +23,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #endif
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 
@@ -88,6 +90,33 @@ UT_INLINE void unw_leave(void)
 {
     unw_here--;
     __atomic_sub_fetch(&unw_inside, 1, __ATOMIC_SEQ_CST);
+}
+
+/* libunwind's pipe.  At its first walk libunwind makes a pipe, keeps both
+ * ends for good, and checks that a page is readable by reading a byte from
+ * one end and writing a byte of the page into the other (in a frame with
+ * no CFI, a signal frame).  A program that closes every descriptor and
+ * reuses the numbers would have its own file read or written there
+ * (hs_closefds unwind), and libunwind closes both numbers when the read
+ * fails.  libunwind makes it with pipe2 through its PLT, so it comes here:
+ * a pipe made on a thread inside unw_backtrace with libunwind's flags has
+ * its ends moved to the top of the program's range (col_fd_high), where
+ * the profile is written from.  Every other pipe2 is the real one,
+ * untouched. */
+UT_EXPORT int pipe2(int fds[2], int flags)
+{
+    if (!col_real.pipe2)
+        col_boot_init();
+    if (!col_real.pipe2) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int rc = col_real.pipe2(fds, flags);
+    if (rc == 0 && unw_here > 0 && flags == (O_CLOEXEC | O_NONBLOCK)) {
+        fds[0] = col_fd_high(fds[0]);
+        fds[1] = col_fd_high(fds[1]);
+    }
+    return rc;
 }
 #endif
 

@@ -2,6 +2,7 @@
  * as daemons do, and then reuses their numbers.
  *
  *   hs_closefds
+ *   hs_closefds unwind
  *   hs_closefds scan
  *
  * closefds_site: 4 x malloc(100), kept (400 bytes).  Then it closes
@@ -11,6 +12,17 @@
  * (ten of the writer's sample periods) and reads every pipe back: each
  * must hold its own 16 bytes and nothing more.  Prints "pipes intact", or
  * "pipe N: ..." and exits with 1.
+ *
+ * With "unwind", closefds_site is also called once before the loop and
+ * once after it through nocfi_call (hs_nocfi_call.S), a frame no FDE
+ * covers, with rbp at a frame-pointer pair on a page of its own (a new
+ * page after the loop): libunwind, which walks such a stack in `dwarf`
+ * mode (and every stack in `libunwind` mode), takes rbp for a frame
+ * pointer and checks the pair's page through the pipe it opened at its
+ * first use, reading a byte from its read end and writing one into its
+ * write end.  Before the loop that pipe is opened; after it, its numbers
+ * must not be the program's.  closefds_site then has 12 allocations, 8
+ * of them freed at once.
  *
  * With "scan" (run it with a short flush interval): after closefds_site
  * it looks, for up to 10 s, through descriptors 256..4199 for one open on
@@ -34,6 +46,12 @@
 #define LEN 16
 
 static void *kept[4];
+
+void nocfi_call(void (*fn)(void), uintptr_t bp);
+void nocfi_call2(void (*fn)(void), uintptr_t bp);
+
+/* frame-pointer pairs (saved rbp 0, a return address), one per page */
+static _Alignas(4096) volatile uintptr_t pairs[2][512];
 
 HS_SITE static void closefds_site(void)
 {
@@ -82,11 +100,27 @@ static int scan(void)
     return 0;
 }
 
+/* closefds_site's 4 allocations, freed, from a stack through nocfi_call
+ * with rbp at pairs[page] */
+static void through_nocfi(int page)
+{
+    void *saved[4];
+    memcpy(saved, kept, sizeof saved);
+    pairs[page][1] = (uintptr_t)scan + 4; /* somewhere inside a function */
+    (page == 0 ? nocfi_call : nocfi_call2)(closefds_site, (uintptr_t)pairs[page]);
+    for (int i = 0; i < 4; i++)
+        free(kept[i]);
+    memcpy(kept, saved, sizeof saved);
+}
+
 int main(int argc, char **argv)
 {
     closefds_site();
     if (argc > 1 && !strcmp(argv[1], "scan"))
         return scan();
+    int unwind = argc > 1 && !strcmp(argv[1], "unwind");
+    if (unwind)
+        through_nocfi(0);
     for (int fd = 3; fd < 1024; fd++)
         close(fd);
     int p[NPIPES][2];
@@ -98,6 +132,8 @@ int main(int argc, char **argv)
         if (write(p[i][1], msg, LEN) != LEN)
             hs_fail("write");
     }
+    if (unwind)
+        through_nocfi(1);
     raise(SIGUSR2);
     struct timespec ts = {0, 100 * 1000 * 1000};
     while (nanosleep(&ts, &ts) != 0)
