@@ -406,11 +406,18 @@ static void write_totals(pf_out_t *o, pf_buf_t *b, const totals_t *tot, uint64_t
     pf_out_record(o, PF_REC_TOTALS, b);
 }
 
+static char seal_note[320]; /* the last flush's message: why the profile ends */
+
 static void write_messages(pf_out_t *o, pf_buf_t *b)
 {
     for (size_t i = 0; i < col_message_count(); i++) {
         pf_buf_reset(b);
         pf_buf_str(b, col_message_get(i));
+        pf_out_record(o, PF_REC_MESSAGE, b);
+    }
+    if (seal_note[0]) {
+        pf_buf_reset(b);
+        pf_buf_str(b, seal_note);
         pf_out_record(o, PF_REC_MESSAGE, b);
     }
 }
@@ -423,6 +430,29 @@ static int reported_error;
 int col_flush_finished(void)
 {
     return final_done;
+}
+
+const char *col_flush_seal(const char *stops)
+{
+    col_writer_lock();
+    uint64_t ms = (col_now_ns() - col_proc.start_mono_ns) / 1000000u;
+    snprintf(seal_note, sizeof seal_note,
+             "the program installed a seccomp filter at %lu.%03lu s that %s: the profile ends "
+             "there (live blocks are those of then), and nothing the program did after is in it",
+             (unsigned long)(ms / 1000), (unsigned long)(ms % 1000), stops);
+    col_flush(COL_FLUSH_PERIODIC);
+    __atomic_store_n(&col_sealed, 1, __ATOMIC_RELEASE);
+    col_writer_unlock();
+    col_writer_trigger(); /* the writer thread ends now, before the filter is in */
+    return seal_note;
+}
+
+void col_flush_unseal(void)
+{
+    col_writer_lock();
+    __atomic_store_n(&col_sealed, 0, __ATOMIC_RELEASE);
+    seal_note[0] = 0;
+    col_writer_unlock();
 }
 
 void col_flush_reset_child(void)
@@ -438,7 +468,7 @@ void col_flush_reset_child(void)
  * Returns 0, or -1 if it could not be written (reported once on stderr). */
 int col_flush(int kind)
 {
-    if (final_done)
+    if (final_done || __atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE))
         return 0;
     col_modules_scan();
     if (kind != COL_FLUSH_PERIODIC) {

@@ -151,6 +151,17 @@ extern col_process_t col_proc;
  * process_vm_readv; col_seccomp_read copies memory that may be unmapped
  * (col_seccomp.c). */
 extern int col_seccomp;
+/* The program installed a seccomp filter that would stop it at a call the
+ * collector makes: the profile was written then and ends there; no system
+ * call the collector can leave out is made (col_seccomp.c). */
+extern int col_sealed;
+/* What a seccomp filter returns for one call (col_bpf.c): its value, or -1
+ * if it cannot tell; and whether that value lets the call run (or, with
+ * errno_ok, fail with an errno). */
+struct sock_filter;
+struct seccomp_data;
+int64_t col_bpf_run(const struct sock_filter *prog, unsigned len, const struct seccomp_data *d);
+int col_bpf_lets(int64_t r, int errno_ok);
 void col_seccomp_init(void);
 int col_seccomp_read(const void *at, void *out, size_t n);
 
@@ -1029,6 +1040,11 @@ enum { COL_FLUSH_PERIODIC = 0, COL_FLUSH_FINAL = 1, COL_FLUSH_EXEC = 2 };
 /* Write the whole profile; caller holds the writer lock. */
 int col_flush(int kind);
 int col_flush_finished(void);
+/* Write the profile now, ending with a message that a seccomp filter
+ * `stops` (the end of its sentence), which is returned, and seal it
+ * (col_sealed); unseal if the filter did not go in. */
+const char *col_flush_seal(const char *stops);
+void col_flush_unseal(void);
 void col_flush_reset_child(void);
 
 typedef struct col_sample {

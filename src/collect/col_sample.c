@@ -22,6 +22,8 @@ static long page_size;
  * would hand the number to one of its own files. */
 static uint64_t read_rss(void)
 {
+    if (__atomic_load_n(&col_sealed, __ATOMIC_RELAXED))
+        return 0; /* no /proc file may be opened */
     if (!page_size)
         page_size = sysconf(_SC_PAGESIZE);
     char buf[128];

@@ -75,7 +75,10 @@ static void set_stack_bounds(col_thread_t *t)
         }
         return;
     }
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    /* (it asks for the thread's CPU affinity, which a seccomp filter may
+     * forbid: not once the profile is sealed, col_seccomp.c) */
+    if (!__atomic_load_n(&col_sealed, __ATOMIC_RELAXED) &&
+        pthread_getattr_np(pthread_self(), &attr) == 0) {
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
             t->stack_hi = (uintptr_t)addr + size;
             t->stack_lo = size > STACK_TRUSTED_MAX ? t->stack_hi - STACK_TRUSTED_MAX

@@ -190,9 +190,12 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
 #else
     if (UT_UNLIKELY(!__atomic_load_n(&libunwind_used, __ATOMIC_RELAXED)))
         __atomic_store_n(&libunwind_used, 1, __ATOMIC_RELAXED);
-    unw_enter();
-    int n = unw_backtrace(buf, want);
-    unw_leave();
+    int n = 0; /* sealed: libunwind opens files and pipes (col_seccomp.c) */
+    if (!__atomic_load_n(&col_sealed, __ATOMIC_RELAXED)) {
+        unw_enter();
+        n = unw_backtrace(buf, want);
+        unw_leave();
+    }
 #endif
     if (n < 0)
         n = 0;

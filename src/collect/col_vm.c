@@ -12,8 +12,18 @@
 
 #include "collect/col_internal.h"
 
+/* Once the profile is sealed (col_seccomp.c) nothing is mapped, unmapped
+ * or released: a filter may forbid it, and nothing recorded then is ever
+ * written.  Callers handle NULL as an mmap failure. */
+UT_INLINE int sealed(void)
+{
+    return __atomic_load_n(&col_sealed, __ATOMIC_RELAXED);
+}
+
 void *col_vm_map(size_t size)
 {
+    if (sealed())
+        return NULL;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     return p == MAP_FAILED ? NULL : p;
@@ -24,6 +34,8 @@ void *col_vm_map(size_t size)
  * UT_WRITE_FIRST). */
 void *col_vm_map_populated(size_t size)
 {
+    if (sealed())
+        return NULL;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
@@ -31,7 +43,7 @@ void *col_vm_map_populated(size_t size)
 
 void col_vm_unmap(void *p, size_t size)
 {
-    if (p && size)
+    if (p && size && !sealed())
         munmap(p, size);
 }
 
@@ -41,7 +53,7 @@ void col_vm_unmap(void *p, size_t size)
 int col_vm_release(void *p, size_t size)
 {
     int saved = errno; /* called from the allocation hooks */
-    int rc = p && size ? madvise(p, size, MADV_DONTNEED) : 0;
+    int rc = sealed() ? -1 : p && size ? madvise(p, size, MADV_DONTNEED) : 0;
     errno = saved;
     return rc == 0 ? 0 : -1;
 }

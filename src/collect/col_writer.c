@@ -135,6 +135,15 @@ static void *writer_main(void *arg)
         int triggered = writer_sleep();
         if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
             break;
+        if (__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE)) {
+            /* nothing more is written (col_seccomp.c), and the filter may
+             * forbid its futex: the thread ends, and col_writer_tick starts
+             * another if the seal is lifted */
+            __atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(&starting, 0, __ATOMIC_RELEASE);
+            break;
+        }
         col_writer_lock();
         if (col_flush_finished()) {
             col_writer_unlock();
@@ -262,7 +271,8 @@ static void writer_inline(void)
 void col_writer_tick(void)
 {
     if (UT_UNLIKELY(!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) &&
-        !__atomic_load_n(&starting, __ATOMIC_ACQUIRE) && col_state == COL_READY) {
+        !__atomic_load_n(&starting, __ATOMIC_ACQUIRE) && col_state == COL_READY &&
+        !__atomic_load_n(&col_sealed, __ATOMIC_RELAXED)) {
         int saved = errno;
         if (col_writer_wanted())
             col_writer_start();

@@ -48,6 +48,7 @@ col_process_t col_proc = {.granule_shift = 5};
 col_config_t col_config = {.fault_shadow_leaves = -1};
 uint32_t col_modules_epoch_value;
 int col_seccomp; /* no filter: a back-off sleeps (col_idtab.c) */
+int col_sealed;  /* no profile sealed (col_vm.c maps) */
 
 #define THREADS 4
 #define POOL 6000

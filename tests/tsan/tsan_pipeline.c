@@ -52,6 +52,7 @@
 col_real_t col_real;
 col_process_t col_proc;
 int col_seccomp; /* no filter (col_seccomp.c is not built in) */
+int col_sealed;  /* nor sealed */
 unsigned char col_boot_arena[COL_BOOT_ARENA_SIZE]; /* never hands out a block here */
 volatile int col_state = COL_UNINIT;
 _Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
