@@ -57,6 +57,31 @@ static void output_pattern(col_config_t *c, const char *pat)
     out[cap - 1] = 0;
 }
 
+/* A relative HEAPSCOPE_OUTPUT set by hand (`heapscope run` passes it
+ * absolute) is also made absolute in the environment the program passes
+ * on: an image it execs after a chdir (or runs with system() or
+ * posix_spawn, which no hook sees) would otherwise resolve it against its
+ * own start directory.  The entry of environ is pointed at a static copy,
+ * which glibc's setenv and unsetenv handle as any string they did not
+ * allocate; no memory is allocated, and the kernel's copy of the initial
+ * environment (/proc/self/environ) is left as it was. */
+static void output_env(const char *pattern)
+{
+    static const char name[] = "HEAPSCOPE_OUTPUT=";
+    static char entry[sizeof name + sizeof col_config.output];
+    extern char **environ;
+    if (pattern[0] != '/' || !environ)
+        return;
+    for (char **e = environ; *e; e++) {
+        if (!strncmp(*e, name, sizeof name - 1)) {
+            memcpy(entry, name, sizeof name - 1);
+            strcpy(entry + sizeof name - 1, pattern);
+            *e = entry;
+            return;
+        }
+    }
+}
+
 /* Signal name (USR2, SIGUSR2) or number; 0 if unset or invalid. */
 static int env_signal(const char *name)
 {
@@ -122,4 +147,6 @@ void col_config_load(void)
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
     output_pattern(c, c->output_explicit ? o : PF_DEFAULT_OUTPUT);
+    if (c->output_explicit && o[0] != '/')
+        output_env(c->output);
 }

@@ -9,7 +9,8 @@
   (hs_chdir.c, as `make -C` or `git -C`): a relative -o, the default name,
   and a relative HEAPSCOPE_OUTPUT all land in the directory the program
   was started in, with hs_chdir's 3 leaked blocks of 4242 bytes; so does
-  the profile of an image it execs from the other directory.
+  the profile of an image it execs from the other directory, with -o or
+  with HEAPSCOPE_OUTPUT.
 - A command line with a space, quotes and a newline (hs_chdir into such a
   directory): the text report's "program" line and the massif export's
   "cmd:" line are one line each, and bash reads them back to the same
@@ -169,6 +170,21 @@ def check_chdir(t):
     t.run_preloaded("hs_chdir", args=[away], cwd=start,
                     env={"HEAPSCOPE_OUTPUT": "pre.%p.100%%.hsp", "HEAPSCOPE_QUIET": "1"})
     check_one_profile(t, "chdir, LD_PRELOAD", start, away, r"pre\.\d+\.100%\.hsp")
+
+    # the same, and an image exec'd after the change of directory: the
+    # collector made the variable absolute in the environment it passes on
+    # (the same pid: the second profile's name gets .1)
+    start, away = chdir_dirs(t, "chdir-%preload-exec")
+    r = t.run_preloaded("hs_chdir", args=[away, t.prog("hs_chdir"), "."], cwd=start,
+                        env={"HEAPSCOPE_OUTPUT": "pre.%p.%%.hsp", "HEAPSCOPE_QUIET": "1"})
+    t.eq("chdir then exec, LD_PRELOAD: program stdout", b"chdir done\n", r.stdout)
+    names = sorted(os.listdir(start))
+    t.true("chdir then exec, LD_PRELOAD: both images' profiles where it started",
+           len(names) == 2 and re.fullmatch(r"pre\.\d+\.%\.hsp", names[0]) and
+           names[1] == names[0] + ".1", str(names))
+    t.eq("chdir then exec, LD_PRELOAD: files where the program went", [], os.listdir(away))
+    for n in names:
+        check_chdir_profile(t, os.path.join(start, n))
 
 
 if __name__ == "__main__":
