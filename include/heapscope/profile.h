@@ -58,6 +58,7 @@ enum pf_unwinder {
 
 /* TOTALS.flags */
 #define PF_TOTALS_FINAL 0x1u    /* written at process exit */
+#define PF_TOTALS_SEALED 0x2u   /* the last: a seccomp filter forbids writing more */
 
 /* END.reason */
 enum pf_end_reason {

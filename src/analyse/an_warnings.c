@@ -20,7 +20,13 @@ int an_warnings_add(an_model_t *m)
     if (p->truncated)
         rc |= an_model_warn(m, "profile truncated: %s; the figures cover what came before",
                             p->truncated_why);
-    if (!p->has_end)
+    if (!p->has_end && p->has_totals && (p->totals.flags & PF_TOTALS_SEALED))
+        rc |= an_model_warn(m,
+                            "profile ends early: the program installed a seccomp filter under "
+                            "which heapscope could not write again (below), so \"leaked\" means "
+                            "\"live at that moment\" (%s after start)",
+                            an_units_time(s->run_time_ns, a));
+    else if (!p->has_end)
         rc |= an_model_warn(m,
                             "profile not final: the program did not exit normally (killed, crashed "
                             "or still running), so \"leaked\" means \"live at the last snapshot\" "

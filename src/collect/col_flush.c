@@ -382,12 +382,16 @@ static void write_samples(pf_out_t *o, pf_buf_t *b)
     }
 }
 
+/* The message of the flush that seals the profile (col_flush_seal): why it
+ * ends there; empty otherwise. */
+static char seal_note[320];
+
 static void write_totals(pf_out_t *o, pf_buf_t *b, const totals_t *tot, uint64_t now, int final)
 {
     int max_live = col_thread_max_live();
     pf_buf_reset(b);
     pf_buf_u(b, now);
-    pf_buf_u(b, final ? PF_TOTALS_FINAL : 0);
+    pf_buf_u(b, (final ? PF_TOTALS_FINAL : 0) | (seal_note[0] ? PF_TOTALS_SEALED : 0));
     pf_buf_u(b, tot->allocs);
     pf_buf_u(b, tot->frees);
     pf_buf_u(b, tot->bytes);
@@ -405,8 +409,6 @@ static void write_totals(pf_out_t *o, pf_buf_t *b, const totals_t *tot, uint64_t
     pf_buf_u(b, tot->untracked); /* appended in format 1.1 */
     pf_out_record(o, PF_REC_TOTALS, b);
 }
-
-static char seal_note[320]; /* the last flush's message: why the profile ends */
 
 static void write_messages(pf_out_t *o, pf_buf_t *b)
 {
@@ -440,6 +442,7 @@ const char *col_flush_seal(const char *stops)
              "the program installed a seccomp filter at %lu.%03lu s that %s: the profile ends "
              "there (live blocks are those of then), and nothing the program did after is in it",
              (unsigned long)(ms / 1000), (unsigned long)(ms % 1000), stops);
+    col_sample_take(); /* the last: peak RSS and the peak's time as of now */
     col_flush(COL_FLUSH_PERIODIC);
     __atomic_store_n(&col_sealed, 1, __ATOMIC_RELEASE);
     col_writer_unlock();

@@ -162,7 +162,14 @@ static const char *filter_stops(const void *prog, char *why, size_t len)
     if (!code)
         return NULL;
     const char *r = NULL;
-    if (col_seccomp_read(f.filter, code, size) == 1) {
+    /* a page at a time: a pipe may hold no more (pipe-user-pages-soft) */
+    size_t done, n;
+    for (done = 0; done < size; done += n) {
+        n = size - done < 4096 ? size - done : 4096;
+        if (col_seccomp_read((const char *)f.filter + done, (char *)code + done, n) != 1)
+            break;
+    }
+    if (done == size) {
         for (size_t i = 0; i < sizeof calls / sizeof *calls && !r; i++) {
             struct seccomp_data d = {.nr = calls[i].nr, .arch = AUDIT_ARCH_X86_64};
             memcpy(d.args, calls[i].args, sizeof d.args);

@@ -7,7 +7,9 @@ flush of exit() (status 159, no profile); one that fails openat lost the
 profile ("cannot create the profile"); one that traps it (installed by
 syscall(SYS_seccomp)) died of the unhandled SIGSYS.  The collector now runs
 the filter on its own calls before it goes in (col_bpf.c, col_seccomp.c):
-the profile is written then, with a message that says why it ends, and
+the profile is written then, with a message that says why it ends (and
+PF_TOTALS_SEALED, so that the report says it ends early rather than that
+the program did not exit normally), and
 nothing after (tsync: the filter covers heapscope's writer thread too,
 which then must not sample /proc/self/statm): before_site's 3 x 100 bytes, live, in a profile that is not
 final; no after_site.  A filter that forbids only a call heapscope never
@@ -39,10 +41,17 @@ def main(t):
             t.check_site(p, "before_site", allocations=3, bytes_allocated=300, frees=0,
                          leaked_bytes=300, leaked_allocations=3)
             t.check_no_site(p, "after_site")
-            t.check_summary(p, final=False)
-            notes = [w for w in p.summary["warnings"] if SEAL in w]
-            t.eq("%s: the profile's message" % name, 1, len(notes))
-            t.true("%s: it names the call" % name, notes and why in notes[0], notes)
+            t.check_summary(p, final=False, peak_bytes=300)
+            t.true("%s: the last sample's peak RSS is in it" % name,
+                   p.summary.get("rss_peak", 0) > 0, str(p.summary.get("rss_peak")))
+            notes = [w for w in p.summary["warnings"] if w.startswith("collector: " + SEAL)]
+            t.eq("%s: the collector's message" % name, 1, len(notes))
+            t.true("%s: it names the call" % name, notes and why in notes[0], str(notes))
+            t.eq("%s: the report says it ends early, not that the program crashed" % name,
+                 [True, False],
+                 [any(w.startswith("profile ends early: the program installed a seccomp filter")
+                      for w in p.summary["warnings"]),
+                  any("did not exit normally" in w for w in p.summary["warnings"])])
 
         for how, line in (("other", b"filtered\n"), ("refused", b"refused EINVAL\n")):
             name = "%s %s" % (mode, how)
