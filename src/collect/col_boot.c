@@ -244,7 +244,9 @@ __attribute__((constructor(101))) static void col_boot_ctor(void)
  * static destructors. */
 __attribute__((destructor(101))) static void col_boot_dtor(void)
 {
-    if (col_state != COL_READY || col_proc.pid != (int)getpid())
+    /* sealed: no call at all, getpid's neither (col_seccomp.c) */
+    if (col_state != COL_READY || __atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE) ||
+        col_proc.pid != (int)getpid())
         return;
     int saved_errno = errno;
     int top = col_guard_enter();

@@ -24,8 +24,10 @@
 #include "collect/col_internal.h"
 
 /* A's value at a BPF_ALU instruction with operand v; 0 with *ok = 0 for
- * what the kernel would not run (an unknown operation, a division by 0,
- * which ends a classic BPF program with 0: SECCOMP_RET_KILL_THREAD). */
+ * what the kernel would not run: an operation seccomp refuses (BPF_MOD
+ * among them), or a division by 0, which ends a classic BPF program with
+ * 0 (SECCOMP_RET_KILL_THREAD).  A shift by X uses its low 5 bits, as the
+ * kernel's interpreter and JIT do (a constant of 32 or more is refused). */
 static uint32_t alu(uint16_t code, uint32_t a, uint32_t v, int *ok)
 {
     switch (BPF_OP(code)) {
@@ -33,15 +35,17 @@ static uint32_t alu(uint16_t code, uint32_t a, uint32_t v, int *ok)
     case BPF_SUB: return a - v;
     case BPF_MUL: return a * v;
     case BPF_DIV:
-    case BPF_MOD:
         if (v == 0)
             break;
-        return BPF_OP(code) == BPF_DIV ? a / v : a % v;
+        return a / v;
     case BPF_OR: return a | v;
     case BPF_AND: return a & v;
     case BPF_XOR: return a ^ v;
-    case BPF_LSH: return v < 32 ? a << v : 0;
-    case BPF_RSH: return v < 32 ? a >> v : 0;
+    case BPF_LSH:
+    case BPF_RSH:
+        if (BPF_SRC(code) == BPF_K && v >= 32)
+            break;
+        return BPF_OP(code) == BPF_LSH ? a << (v & 31) : a >> (v & 31);
     case BPF_NEG: return -a;
     }
     *ok = 0;
@@ -90,7 +94,7 @@ int64_t col_bpf_run(const struct sock_filter *prog, unsigned len, const struct s
         case BPF_ALU:
             a = alu(f->code, a, BPF_SRC(f->code) == BPF_X ? x : k, &ok);
             if (!ok)
-                return BPF_OP(f->code) == BPF_DIV || BPF_OP(f->code) == BPF_MOD ? 0 : -1;
+                return BPF_OP(f->code) == BPF_DIV && BPF_SRC(f->code) == BPF_X ? 0 : -1;
             break;
         case BPF_JMP: {
             uint32_t v = BPF_SRC(f->code) == BPF_X ? x : k;
@@ -131,12 +135,13 @@ int64_t col_bpf_run(const struct sock_filter *prog, unsigned len, const struct s
 
 /* Does a filter returning r (col_bpf_run) let the call run (or log it),
  * or, with errno_ok, fail it with an errno?  Every other action stops the
- * thread or hands the call to someone else. */
+ * thread or hands the call to someone else; SECCOMP_RET_ERRNO with an
+ * errno of 0 skips the call and returns 0, as if it had worked. */
 int col_bpf_lets(int64_t r, int errno_ok)
 {
     if (r < 0)
         return 0;
     uint32_t action = (uint32_t)r & SECCOMP_RET_ACTION_FULL;
     return action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG ||
-           (errno_ok && action == SECCOMP_RET_ERRNO);
+           (errno_ok && action == SECCOMP_RET_ERRNO && ((uint32_t)r & SECCOMP_RET_DATA) != 0);
 }

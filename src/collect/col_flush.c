@@ -434,28 +434,43 @@ int col_flush_finished(void)
     return final_done;
 }
 
+static int seal_refs; /* filters on their way in or in that seal it (writer lock) */
+
 const char *col_flush_seal(const char *stops)
 {
     col_writer_lock();
-    uint64_t ms = (col_now_ns() - col_proc.start_mono_ns) / 1000000u;
-    snprintf(seal_note, sizeof seal_note,
-             "the program installed a seccomp filter at %lu.%03lu s that %s: the profile ends "
-             "there (live blocks are those of then), and nothing the program did after is in it",
-             (unsigned long)(ms / 1000), (unsigned long)(ms % 1000), stops);
-    col_sample_take(); /* the last: peak RSS and the peak's time as of now */
-    col_flush(COL_FLUSH_PERIODIC);
-    __atomic_store_n(&col_sealed, 1, __ATOMIC_RELEASE);
+    int first = seal_refs++ == 0;
+    if (first) {
+        uint64_t ms = (col_now_ns() - col_proc.start_mono_ns) / 1000000u;
+        snprintf(seal_note, sizeof seal_note,
+                 "the program installed a seccomp filter at %lu.%03lu s that %s: the profile "
+                 "ends there (live blocks are those of then), and nothing the program did after "
+                 "is in it",
+                 (unsigned long)(ms / 1000), (unsigned long)(ms % 1000), stops);
+        col_sample_take(); /* the last: peak RSS and the peak's time as of now */
+        col_flush(COL_FLUSH_PERIODIC);
+        __atomic_store_n(&col_sealed, 1, __ATOMIC_SEQ_CST);
+    }
     col_writer_unlock();
-    col_writer_trigger(); /* the writer thread ends now, before the filter is in */
+    if (!first)
+        return NULL;
+    /* before the filter is in (with TSYNC it covers them too): the writer
+     * thread gone, and no libunwind walk under way in another thread */
+    col_writer_pause();
+    col_unwind_quiesce();
     return seal_note;
 }
 
-void col_flush_unseal(void)
+int col_flush_unseal(void)
 {
     col_writer_lock();
-    __atomic_store_n(&col_sealed, 0, __ATOMIC_RELEASE);
-    seal_note[0] = 0;
+    int lifted = seal_refs > 0 && --seal_refs == 0;
+    if (lifted) {
+        __atomic_store_n(&col_sealed, 0, __ATOMIC_SEQ_CST);
+        seal_note[0] = 0;
+    }
     col_writer_unlock();
+    return lifted;
 }
 
 void col_flush_reset_child(void)

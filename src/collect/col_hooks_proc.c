@@ -18,9 +18,12 @@
 
 extern char **environ;
 
+/* (not once the profile is sealed: a seccomp filter may forbid even the
+ * getpid of the exec and _exit hooks, col_seccomp.c) */
 static int active(void)
 {
-    return col_state == COL_READY && !col_inside();
+    return col_state == COL_READY && !col_inside() &&
+           !__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE);
 }
 
 UT_EXPORT void *dlopen(const char *file, int mode)
@@ -179,7 +182,7 @@ UT_EXPORT int execle(const char *path, const char *arg, ...)
  * write it here (fork children commonly leave this way). */
 UT_EXPORT void _exit(int status)
 {
-    if (col_state == COL_READY && !col_inside() && (int)getpid() == col_proc.pid) {
+    if (active() && (int)getpid() == col_proc.pid) {
         col_guard_enter(); /* never left: the process ends */
         col_writer_lock();
         col_flush(COL_FLUSH_FINAL);
@@ -202,7 +205,7 @@ UT_EXPORT void _Exit(int status)
  * after, in the new namespace.  rc and errno are the last call's. */
 static int retry_single_threaded(int rc, int (*call)(int, int), int a, int b)
 {
-    if (rc == 0 || errno != EINVAL || col_state != COL_READY || col_inside())
+    if (rc == 0 || errno != EINVAL || !active())
         return rc;
     int saved = errno;
     int top = col_guard_enter();

@@ -162,6 +162,8 @@ struct sock_filter;
 struct seccomp_data;
 int64_t col_bpf_run(const struct sock_filter *prog, unsigned len, const struct seccomp_data *d);
 int col_bpf_lets(int64_t r, int errno_ok);
+/* Why the filter at prog would stop the profile, or NULL (col_seccomp_calls.c) */
+const char *col_seccomp_filter_stops(const void *prog, char *why, size_t len);
 void col_seccomp_init(void);
 int col_seccomp_read(const void *at, void *out, size_t n);
 
@@ -892,6 +894,7 @@ void col_shadow_atfork_release(void);
 int col_unwind_init(void);
 void col_unwind_modules_changed(void);  /* after dlopen/dlclose */
 void col_unwind_atfork_prepare(void);   /* fork waits for walks in libunwind */
+void col_unwind_quiesce(void);          /* sealed: waits for walks in libunwind */
 void col_unwind_atfork_parent(void);
 void col_unwind_atfork_child(void);
 void col_unwind_report(void);           /* unwinder statistics as a MESSAGE */
@@ -1040,11 +1043,13 @@ enum { COL_FLUSH_PERIODIC = 0, COL_FLUSH_FINAL = 1, COL_FLUSH_EXEC = 2 };
 /* Write the whole profile; caller holds the writer lock. */
 int col_flush(int kind);
 int col_flush_finished(void);
-/* Write the profile now, ending with a message that a seccomp filter
- * `stops` (the end of its sentence), which is returned, and seal it
- * (col_sealed); unseal if the filter did not go in. */
+/* A seccomp filter on its way in `stops` the profile (the end of a
+ * sentence): the first such write the profile now, ending with a message
+ * that says so, which is returned (else NULL), and seal it (col_sealed);
+ * each holds the seal until col_flush_unseal, called if its filter did not
+ * go in, which returns 1 when that lifted the seal. */
 const char *col_flush_seal(const char *stops);
-void col_flush_unseal(void);
+int col_flush_unseal(void);
 void col_flush_reset_child(void);
 
 typedef struct col_sample {
@@ -1061,6 +1066,8 @@ uint64_t col_rss_peak(void);
 /* The profile's path, chosen on first use; NULL if none can be written. */
 const char *col_output_path(void);
 int col_fd_high(int fd); /* fd moved out of the program's way (col_output.c) */
+int col_fd_high_at(int fd, int above); /* the same, `above` numbers higher (< 8) */
+int col_fd_floor(void); /* where col_fd_high moves them; 0 if nowhere */
 void col_fd_prepare(void); /* at start-up: room for col_fd_high */
 void col_output_reset_child(void);
 

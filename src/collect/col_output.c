@@ -116,16 +116,27 @@ const char *col_output_path(void)
  * the program's files.  A program that closes everything makes the
  * flush's writes fail instead (EBADF).  fd is returned as it is if there
  * is no room up there. */
-int col_fd_high(int fd)
+int col_fd_floor(void)
 {
     struct rlimit rl;
-    if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return fd;
-    rlim_t floor = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096 + 16 ? 4096 : rl.rlim_cur - 16;
-    if (rl.rlim_cur < 64 || (rlim_t)fd >= floor)
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64)
+        return 0;
+    return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096 + 16 ? 4096 : (int)rl.rlim_cur - 16;
+}
+
+int col_fd_high(int fd)
+{
+    return col_fd_high_at(fd, 0);
+}
+
+/* col_fd_high's, `above` numbers higher (below the limit still: above < 8) */
+int col_fd_high_at(int fd, int above)
+{
+    int floor = col_fd_floor();
+    if (fd < 0 || floor == 0 || fd >= floor)
         return fd;
     int saved = errno;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor + above);
     errno = saved;
     if (high < 0)
         return fd;

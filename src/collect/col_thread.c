@@ -67,6 +67,10 @@ static void set_stack_bounds(col_thread_t *t)
     uintptr_t lo, hi;
     t->stack_lo = 0;
     t->stack_hi = UINTPTR_MAX;
+    /* unknown once the profile is sealed: gettid, getpid and the CPU
+     * affinity pthread_getattr_np asks for may be forbidden (col_seccomp.c) */
+    if (__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE))
+        return;
     if (initial_known && pthread_equal(pthread_self(), initial_thread) &&
         gettid() == getpid()) {
         if (col_main_stack_bounds(STACK_TRUSTED_MAX, &lo, &hi) == 0) {
@@ -75,10 +79,7 @@ static void set_stack_bounds(col_thread_t *t)
         }
         return;
     }
-    /* (it asks for the thread's CPU affinity, which a seccomp filter may
-     * forbid: not once the profile is sealed, col_seccomp.c) */
-    if (!__atomic_load_n(&col_sealed, __ATOMIC_RELAXED) &&
-        pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
             t->stack_hi = (uintptr_t)addr + size;
             t->stack_lo = size > STACK_TRUSTED_MAX ? t->stack_hi - STACK_TRUSTED_MAX

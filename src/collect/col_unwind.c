@@ -25,6 +25,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sched.h>
 #include <string.h>
 
@@ -99,10 +100,40 @@ UT_INLINE void unw_leave(void)
  * reuses the numbers would have its own file read or written there
  * (hs_closefds unwind), and libunwind closes both numbers when the read
  * fails.  libunwind makes it with pipe2 through its PLT, so it comes here:
- * a pipe made on a thread inside unw_backtrace with libunwind's flags has
- * its ends moved to the top of the program's range (col_fd_high), where
- * the profile is written from.  Every other pipe2 is the real one,
- * untouched. */
+ * a pipe made by libunwind's code, on a thread inside unw_backtrace, with
+ * libunwind's flags, has its ends moved to the top of the program's range,
+ * 8 above where the profile is written from (col_fd_high_at): after a
+ * program closed everything, libunwind closes its old numbers when it
+ * reopens the pipe, and those must not be the profile's by then.  Every
+ * other pipe2 (a signal handler's on the same thread among them) is the
+ * real one, untouched. */
+static uintptr_t unw_text[2]; /* libunwind's code segment, once found */
+
+static int find_unw_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size, (void)arg;
+    uintptr_t f = (uintptr_t)unw_backtrace;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && f >= lo && f < lo + ph->p_memsz) {
+            unw_text[0] = lo;
+            __atomic_store_n(&unw_text[1], lo + ph->p_memsz, __ATOMIC_RELEASE);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* (the loader's lock dl_iterate_phdr takes is recursive, and libunwind
+ * makes its pipe outside its own calls of it) */
+static int from_libunwind(uintptr_t ra)
+{
+    if (!__atomic_load_n(&unw_text[1], __ATOMIC_ACQUIRE))
+        dl_iterate_phdr(find_unw_text, NULL);
+    return ra >= unw_text[0] && ra < __atomic_load_n(&unw_text[1], __ATOMIC_ACQUIRE);
+}
+
 UT_EXPORT int pipe2(int fds[2], int flags)
 {
     if (!col_real.pipe2)
@@ -112,9 +143,10 @@ UT_EXPORT int pipe2(int fds[2], int flags)
         return -1;
     }
     int rc = col_real.pipe2(fds, flags);
-    if (rc == 0 && unw_here > 0 && flags == (O_CLOEXEC | O_NONBLOCK)) {
-        fds[0] = col_fd_high(fds[0]);
-        fds[1] = col_fd_high(fds[1]);
+    if (rc == 0 && unw_here > 0 && flags == (O_CLOEXEC | O_NONBLOCK) &&
+        from_libunwind((uintptr_t)__builtin_return_address(0))) {
+        fds[0] = col_fd_high_at(fds[0], 8);
+        fds[1] = col_fd_high_at(fds[1], 8);
     }
     return rc;
 }
@@ -127,6 +159,17 @@ void col_unwind_atfork_prepare(void)
     __atomic_store_n(&unw_gate, 1, __ATOMIC_SEQ_CST);
     /* (a signal handler that forks on a thread inside libunwind: that
      * thread's own walk is not waited for) */
+    for (long i = 0; i < 200000 && __atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here; i++)
+        sched_yield();
+#endif
+}
+
+/* The profile was just sealed: wait (bounded) until no other thread is
+ * inside unw_backtrace, whose system calls a seccomp filter about to go in
+ * may forbid.  Walks that start later see the seal (libunwind_ips). */
+void col_unwind_quiesce(void)
+{
+#ifndef COL_FP_ONLY
     for (long i = 0; i < 200000 && __atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here; i++)
         sched_yield();
 #endif
@@ -190,12 +233,14 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
 #else
     if (UT_UNLIKELY(!__atomic_load_n(&libunwind_used, __ATOMIC_RELAXED)))
         __atomic_store_n(&libunwind_used, 1, __ATOMIC_RELAXED);
-    int n = 0; /* sealed: libunwind opens files and pipes (col_seccomp.c) */
-    if (!__atomic_load_n(&col_sealed, __ATOMIC_RELAXED)) {
-        unw_enter();
+    /* not once the profile is sealed: libunwind opens files and pipes
+     * (col_seccomp.c); the seal is looked at after this thread counts
+     * itself in, so that col_unwind_quiesce sees it or it sees the seal */
+    int n = 0;
+    unw_enter();
+    if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST))
         n = unw_backtrace(buf, want);
-        unw_leave();
-    }
+    unw_leave();
 #endif
     if (n < 0)
         n = 0;

@@ -82,12 +82,19 @@ void col_writer_unlock(void)
 }
 
 /* Async-signal-safe: wake the writer for an immediate flush. */
-void col_writer_trigger(void)
+static void wake(void)
 {
     int saved = errno;
     __atomic_store_n(&wake_word, 1, __ATOMIC_RELEASE);
     syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     errno = saved;
+}
+
+void col_writer_trigger(void)
+{
+    /* sealed: no writer, and the futex may be forbidden (col_seccomp.c) */
+    if (!__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE))
+        wake();
 }
 
 /* Sleep one sample period, or less if triggered; 1 if triggered. */
@@ -135,15 +142,6 @@ static void *writer_main(void *arg)
         int triggered = writer_sleep();
         if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
             break;
-        if (__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE)) {
-            /* nothing more is written (col_seccomp.c), and the filter may
-             * forbid its futex: the thread ends, and col_writer_tick starts
-             * another if the seal is lifted */
-            __atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
-            __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
-            __atomic_store_n(&starting, 0, __ATOMIC_RELEASE);
-            break;
-        }
         col_writer_lock();
         if (col_flush_finished()) {
             col_writer_unlock();
@@ -191,10 +189,14 @@ int col_writer_start(void)
     return rc;
 }
 
+/* A futex wait that nobody wakes, not nanosleep: a seccomp filter the
+ * collector found harmless lets the futex run (col_seccomp_calls.c), but
+ * may forbid the sleep (hs_convoy nosleep). */
 static void nap_1ms(void)
 {
+    static uint32_t never;
     struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
+    syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ms, NULL, 0);
 }
 
 int col_writer_pause(void)
@@ -212,7 +214,7 @@ int col_writer_pause(void)
     }
     /* the thread sees stop_word when it wakes, after any flush it is in */
     __atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
-    col_writer_trigger();
+    wake();
     /* gone once tgkill no longer finds it; at most ~2 s (a long flush) */
     pid_t pid = getpid();
     for (int i = 0; i < 2000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++)

@@ -168,6 +168,10 @@ void col_unwind_modules_changed(void)
 {
 }
 
+void col_unwind_quiesce(void)
+{
+}
+
 /* ---- the model ------------------------------------------------------------ */
 
 #define WORKERS 4

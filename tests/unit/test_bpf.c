@@ -74,7 +74,7 @@ static void test_jumps(void)
 }
 
 /* ((nr + 3) * 4 - 12) / 4 == nr, and the other operations, by X too:
- * ((((257 << 8) | 5) ^ 1) & 0xffffff) >> 8 == 257, % 1000 too */
+ * ((((257 << 8) | 5) ^ 1) & 0xffffff) >> 8 == 257 */
 static void test_alu(void)
 {
     struct sock_filter prog[] = {
@@ -89,7 +89,6 @@ static void test_alu(void)
         BPF_STMT(BPF_ALU | BPF_XOR | BPF_K, 0x1),
         BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xffffff),
         BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 8),
-        BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, 1000),
         BPF_STMT(BPF_RET | BPF_A, 0),
     };
     struct seccomp_data d = call(257, 0, 0);
@@ -107,6 +106,19 @@ static void test_alu(void)
         RET(ALLOW),
     };
     CHECK(RUN(div0, &d) == 0);
+    /* a shift by X takes X's low 5 bits (33: by 1) */
+    struct sock_filter shx[] = {
+        BPF_STMT(BPF_LD | BPF_IMM, 6),
+        BPF_STMT(BPF_LDX | BPF_IMM, 33),
+        BPF_STMT(BPF_ALU | BPF_LSH | BPF_X, 0),
+        BPF_STMT(BPF_RET | BPF_A, 0),
+    };
+    CHECK(RUN(shx, &d) == 12);
+    /* what seccomp refuses: BPF_MOD, a shift by a constant of 32 */
+    struct sock_filter mod[] = {BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, 3), RET(ALLOW)};
+    CHECK(RUN(mod, &d) == -1);
+    struct sock_filter sh32[] = {BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 32), RET(ALLOW)};
+    CHECK(RUN(sh32, &d) == -1);
 }
 
 /* scratch memory, the A/X moves, comparisons with X, the data's length */
@@ -155,6 +167,7 @@ static void test_lets(void)
     CHECK(col_bpf_lets(SECCOMP_RET_LOG, 0));
     CHECK(!col_bpf_lets(SECCOMP_RET_ERRNO | 1, 0));
     CHECK(col_bpf_lets(SECCOMP_RET_ERRNO | 1, 1));
+    CHECK(!col_bpf_lets(SECCOMP_RET_ERRNO | 0, 1)); /* skipped, returns 0 */
     CHECK(!col_bpf_lets(SECCOMP_RET_TRAP, 1));
     CHECK(!col_bpf_lets(SECCOMP_RET_TRACE, 1));
     CHECK(!col_bpf_lets(SECCOMP_RET_USER_NOTIF, 1));
