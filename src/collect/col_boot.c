@@ -161,7 +161,8 @@ static void atfork_child(void)
     col_node_atfork_child();
     col_thread_atfork_child();
     col_proc.ppid = col_proc.pid;
-    col_proc.pid = (int)getpid();
+    if (!__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE)) /* else no call (col_seccomp.c) */
+        col_proc.pid = (int)getpid();
     col_proc.flags |= PF_INFO_FORKED;
     col_output_reset_child();
     col_flush_reset_child();

@@ -217,7 +217,7 @@ void col_dwarf_thread_exit(col_thread_t *t)
     tls_cache = NULL;
     int max = c->memo.max;
     if (t->unwind_cfi) {
-        munmap(c, cache_carve(NULL, max));
+        col_vm_unmap(c, cache_carve(NULL, max));
         return;
     }
     uint32_t epoch = c->memo.epoch;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "collect/col_internal.h"
+#include "common/ut_spin.h"
 #include "format/pf_writer.h"
 #include "heapscope/profile.h"
 
@@ -434,7 +435,8 @@ int col_flush_finished(void)
     return final_done;
 }
 
-static int seal_refs; /* filters on their way in or in that seal it (writer lock) */
+static int seal_refs;  /* filters on their way in or in that seal it (writer lock) */
+static int seal_ready; /* the first has stopped the writer and the walks */
 
 const char *col_flush_seal(const char *stops)
 {
@@ -452,12 +454,18 @@ const char *col_flush_seal(const char *stops)
         __atomic_store_n(&col_sealed, 1, __ATOMIC_SEQ_CST);
     }
     col_writer_unlock();
-    if (!first)
+    if (!first) {
+        /* another thread seals: this filter too waits until that is done */
+        unsigned spins = 0;
+        while (!__atomic_load_n(&seal_ready, __ATOMIC_ACQUIRE))
+            ut_spin_pause(&spins);
         return NULL;
+    }
     /* before the filter is in (with TSYNC it covers them too): the writer
      * thread gone, and no libunwind walk under way in another thread */
     col_writer_pause();
     col_unwind_quiesce();
+    __atomic_store_n(&seal_ready, 1, __ATOMIC_RELEASE);
     return seal_note;
 }
 
@@ -467,6 +475,7 @@ int col_flush_unseal(void)
     int lifted = seal_refs > 0 && --seal_refs == 0;
     if (lifted) {
         __atomic_store_n(&col_sealed, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&seal_ready, 0, __ATOMIC_RELEASE);
         seal_note[0] = 0;
     }
     col_writer_unlock();

@@ -85,12 +85,12 @@ UT_COLD uint32_t *col_shadow_leaf_install(uint64_t d)
         uint32_t *none = NULL;
         if (spare && !__atomic_compare_exchange_n(&spare_leaf, &none, spare, 0, __ATOMIC_ACQ_REL,
                                                   __ATOMIC_RELAXED))
-            munmap(spare, COL_SHADOW_LEAF_BYTES);
+            col_vm_unmap(spare, COL_SHADOW_LEAF_BYTES);
     }
     uint32_t *expect = NULL;
     if (!__atomic_compare_exchange_n(&col_shadow.dir[d], &expect, leaf, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
-        munmap(leaf, COL_SHADOW_LEAF_BYTES);
+        col_vm_unmap(leaf, COL_SHADOW_LEAF_BYTES);
         return expect;
     }
     return leaf;

@@ -32,6 +32,7 @@
 #include "collect/col_dwarf.h"
 #include "collect/col_internal.h"
 #include "collect/col_memo.h"
+#include "common/ut_spin.h"
 #include "heapscope/profile.h"
 
 /* libunwind sets itself up at its first call (unw_backtrace), not at
@@ -81,8 +82,9 @@ UT_INLINE void unw_enter(void)
         if (!__atomic_load_n(&unw_gate, __ATOMIC_SEQ_CST) || unw_forking)
             break;
         __atomic_sub_fetch(&unw_inside, 1, __ATOMIC_SEQ_CST);
+        unsigned spins = 0;
         while (__atomic_load_n(&unw_gate, __ATOMIC_ACQUIRE))
-            sched_yield();
+            ut_spin_pause(&spins);
     }
     unw_here++;
 }
@@ -158,8 +160,11 @@ void col_unwind_atfork_prepare(void)
     unw_forking = 1;
     __atomic_store_n(&unw_gate, 1, __ATOMIC_SEQ_CST);
     /* (a signal handler that forks on a thread inside libunwind: that
-     * thread's own walk is not waited for) */
-    for (long i = 0; i < 200000 && __atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here; i++)
+     * thread's own walk is not waited for; sealed: no walk runs, and
+     * sched_yield may be forbidden) */
+    for (long i = 0; i < 200000 && !__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE) &&
+                     __atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here;
+         i++)
         sched_yield();
 #endif
 }
@@ -170,7 +175,8 @@ void col_unwind_atfork_prepare(void)
 void col_unwind_quiesce(void)
 {
 #ifndef COL_FP_ONLY
-    for (long i = 0; i < 200000 && __atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here; i++)
+    uint64_t until = col_now_ns() + 2000000000u; /* at most 2 s */
+    while (__atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) > unw_here && col_now_ns() < until)
         sched_yield();
 #endif
 }
@@ -237,10 +243,12 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
      * (col_seccomp.c); the seal is looked at after this thread counts
      * itself in, so that col_unwind_quiesce sees it or it sees the seal */
     int n = 0;
-    unw_enter();
-    if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST))
-        n = unw_backtrace(buf, want);
-    unw_leave();
+    if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST)) {
+        unw_enter();
+        if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST))
+            n = unw_backtrace(buf, want);
+        unw_leave();
+    }
 #endif
     if (n < 0)
         n = 0;

@@ -82,7 +82,7 @@ void col_unwind_fp_thread_exit(col_thread_t *t)
     col_fp_memo = NULL;
     size_t n = (size_t)m->cap;
     if (t->unwind_fp) {
-        munmap(m, memo_carve(NULL, n));
+        col_vm_unmap(m, memo_carve(NULL, n));
         return;
     }
     memset(m, 0, sizeof *m);

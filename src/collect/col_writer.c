@@ -171,6 +171,14 @@ int col_writer_start(void)
     if (__atomic_exchange_n(&starting, 1, __ATOMIC_ACQ_REL))
         return 0;
     int top = col_guard_enter();
+    /* the seal is set under the writer lock: no writer starts after it */
+    col_writer_lock();
+    if (__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&starting, 0, __ATOMIC_RELEASE);
+        col_writer_unlock();
+        col_guard_leave(top);
+        return -1;
+    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -185,6 +193,7 @@ int col_writer_start(void)
     if (rc != 0)
         col_log("heapscope: cannot start the writer thread; the profile is written at exit only\n");
     __atomic_store_n(&running, rc == 0, __ATOMIC_RELEASE);
+    col_writer_unlock();
     col_guard_leave(top);
     return rc;
 }
@@ -217,8 +226,13 @@ int col_writer_pause(void)
     wake();
     /* gone once tgkill no longer finds it; at most ~2 s (a long flush) */
     pid_t pid = getpid();
-    for (int i = 0; i < 2000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++)
+    int i = 0;
+    for (; i < 2000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++)
         nap_1ms();
+    if (i == 2000) { /* still there: it ends when it wakes, and none starts again */
+        errno = saved;
+        return 1;
+    }
     __atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&stop_word, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&running, 0, __ATOMIC_RELEASE);

@@ -7,6 +7,10 @@
 
 #include <sched.h>
 
+/* The collector's seal (col_seccomp.c): set once a seccomp filter may
+ * forbid sched_yield, after which waits only spin. */
+extern int col_sealed;
+
 /* One round of waiting for a held lock (*spins rounds so far): spin
  * briefly, then yield the CPU.  With more threads than cores the holder
  * may have been preempted, and spinning until the waiter's own time slice
@@ -14,7 +18,7 @@
  * new stacks on 2 cores spent 28% of a run here). */
 static inline void ut_spin_pause(unsigned *spins)
 {
-    if (++*spins < 100)
+    if (++*spins < 100 || __atomic_load_n(&col_sealed, __ATOMIC_RELAXED))
         __builtin_ia32_pause();
     else
         sched_yield();

@@ -24,6 +24,11 @@
  *   fork     clone3 fails with ENOSYS (as under systemd), clone of a thread
  *            is killed; then a child does after_site and 5000 mallocs and
  *            frees of 32 bytes, and _exit(0); "child 0" if it did
+ *   forkpid  getpid killed; then the child of fork mode
+ *   yield    sched_yield killed, with TSYNC; 8 threads started before it
+ *            then make 100,000 allocations each from 4,096 stacks at once,
+ *            after it (contended locks in the collector's tables)
+ *   two      tgkill killed, with TSYNC, installed by two threads at once
  *   other    getppid: killed (a call no profiler makes)
  *   refused  a filter the kernel refuses (a jump out of the program):
  *            EINVAL, nothing goes in
@@ -108,7 +113,13 @@ static unsigned short make_filter(const char *mode, struct sock_filter *code)
         return n;
     }
     unsigned nr = SYS_openat, action = SECCOMP_RET_KILL_PROCESS;
-    if (!strcmp(mode, "errno"))
+    if (!strcmp(mode, "forkpid"))
+        nr = SYS_getpid;
+    else if (!strcmp(mode, "yield"))
+        nr = SYS_sched_yield;
+    else if (!strcmp(mode, "two"))
+        nr = SYS_tgkill;
+    else if (!strcmp(mode, "errno"))
         action = SECCOMP_RET_ERRNO | EACCES;
     else if (!strcmp(mode, "syscall"))
         action = SECCOMP_RET_TRAP;
@@ -122,6 +133,65 @@ static unsigned short make_filter(const char *mode, struct sock_filter *code)
     code[n++] = RET(action);
     code[n++] = RET(SECCOMP_RET_ALLOW);
     return n;
+}
+
+/* Many new stacks from 8 threads at once, released by a barrier after the
+ * filter is in: the collector's tables meet contended locks, whose waits
+ * must not call sched_yield then. */
+enum { WORKERS = 8, ROUNDS = 100000 };
+static pthread_barrier_t barrier;
+typedef void hop_t(unsigned r, int depth);
+static hop_t *hops[8];
+#define HOP(n)                                                                                 \
+    HS_SITE static void hop##n(unsigned r, int depth)                                          \
+    {                                                                                          \
+        if (depth == 0) {                                                                      \
+            void *p = malloc(16 + (r & 63));                                                   \
+            hs_escape(p);                                                                      \
+            free(p);                                                                           \
+            return;                                                                            \
+        }                                                                                      \
+        hops[(r >> 4) & 7](r * 1103515245u + 12345u, depth - 1);                               \
+        hs_escape(&r);                                                                         \
+    }
+HOP(0) HOP(1) HOP(2) HOP(3) HOP(4) HOP(5) HOP(6) HOP(7)
+
+static void *worker(void *arg)
+{
+    unsigned r = (unsigned)(uintptr_t)arg * 7919u;
+    pthread_barrier_wait(&barrier);
+    for (int i = 0; i < ROUNDS; i++) {
+        r = r * 1664525u + 1013904223u;
+        hops[r & 7](r, 5);
+    }
+    return NULL;
+}
+
+static struct sock_fprog two_prog;
+
+/* each of two threads installs the filter with TSYNC, at once */
+static void *installer(void *arg)
+{
+    pthread_barrier_wait(&barrier);
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &two_prog) != 0)
+        hs_fail("seccomp (two)");
+    return arg;
+}
+
+static void start(pthread_t *th, int n, void *(*fn)(void *))
+{
+    if (pthread_barrier_init(&barrier, NULL, (unsigned)n + (fn == worker)) != 0)
+        hs_fail("barrier");
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&th[i], NULL, fn, (void *)(uintptr_t)(i + 1)) != 0)
+            hs_fail("pthread_create");
+}
+
+static void join(pthread_t *th, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (pthread_join(th[i], NULL) != 0)
+            hs_fail("pthread_join");
 }
 
 /* after_site in a child, with enough other allocations that its writer's
@@ -152,18 +222,32 @@ int main(int argc, char **argv)
     struct sock_filter code[32];
     struct sock_fprog prog = {.len = make_filter(mode, code), .filter = code};
     if (!prog.len)
-        hs_fail("usage: hs_seccomp kill|errno|syscall|tsync|listener|allowlist|fork|other|refused");
+        hs_fail("usage: hs_seccomp kill|errno|syscall|tsync|listener|allowlist|fork|forkpid|"
+                "yield|two|other|refused");
     int tsync = !strcmp(mode, "tsync"), listener = !strcmp(mode, "listener");
+    int yield = !strcmp(mode, "yield"), two = !strcmp(mode, "two");
+    hop_t *all[8] = {hop0, hop1, hop2, hop3, hop4, hop5, hop6, hop7};
+    memcpy(hops, all, sizeof hops);
+    pthread_t th[WORKERS];
 
     before_site();
-    if (tsync) {
-        pthread_t th;
-        if (pthread_create(&th, NULL, idle, NULL) != 0 || pthread_join(th, NULL) != 0)
-            hs_fail("pthread");
+    if (yield)
+        start(th, WORKERS, worker);
+    if (two) {
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            hs_fail("no_new_privs");
+        two_prog = prog;
+        start(th, 2, installer);
+        join(th, 2);
+        after_site();
+        hs_puts(1, "filtered\n");
+        exit(0);
     }
+    if (tsync && (pthread_create(&th[0], NULL, idle, NULL) != 0 || pthread_join(th[0], NULL) != 0))
+        hs_fail("pthread");
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         hs_fail("no_new_privs");
-    unsigned flags = tsync ? SECCOMP_FILTER_FLAG_TSYNC
+    unsigned flags = tsync || yield ? SECCOMP_FILTER_FLAG_TSYNC
                      : listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
     int rc = !strcmp(mode, "syscall") || flags
                  ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)
@@ -178,10 +262,14 @@ int main(int argc, char **argv)
     } else if (rc != 0) {
         hs_fail("seccomp");
     }
-    if (!strcmp(mode, "fork"))
+    if (!strcmp(mode, "fork") || !strcmp(mode, "forkpid"))
         fork_child();
     else
         after_site();
+    if (yield) {
+        pthread_barrier_wait(&barrier);
+        join(th, WORKERS);
+    }
     if (tsync) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         while (nanosleep(&ts, &ts) != 0)
