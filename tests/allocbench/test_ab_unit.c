@@ -6,16 +6,8 @@
 
 #include "allocbench/ab_passes.h"
 #include "allocbench/ab_stats.h"
+#include "unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 static void test_spread(void)
 {
@@ -70,8 +62,5 @@ int main(void)
     test_spread();
     test_strace();
     test_frag();
-    if (failures)
-        return 1;
-    printf("allocbench_unit: all passed\n");
-    return 0;
+    return unit_check_done("allocbench_unit");
 }

@@ -10,16 +10,8 @@
 #include <sys/syscall.h>
 
 #include "collect/col_internal.h"
+#include "unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 #define RUN(prog, d) col_bpf_run(prog, sizeof prog / sizeof *prog, d)
 #define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
@@ -183,10 +175,5 @@ int main(void)
     test_mem_and_x();
     test_unknown();
     test_lets();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("bpf ok\n");
-    return 0;
+    return unit_check_done("bpf");
 }

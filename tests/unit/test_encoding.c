@@ -7,16 +7,8 @@
 #include "collect/col_internal.h"
 #include "common/ut_varint.h"
 #include "format/pf_check.h"
+#include "unit_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 static void test_varint(void)
 {
@@ -92,10 +84,5 @@ int main(void)
 {
     test_varint();
     test_size_key();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("encoding: all checks passed\n");
-    return 0;
+    return unit_check_done("encoding");
 }
