@@ -1,5 +1,8 @@
 /* col_config.c - the collector's settings, read once from HEAPSCOPE_*
- * environment variables (set by `heapscope run`, see the man page). */
+ * environment variables (set by `heapscope run`, see the man page), and
+ * the two entries of the environment it changes for the images the
+ * program starts: a relative HEAPSCOPE_OUTPUT made absolute, and
+ * LD_PRELOAD without heapscope once the profile is sealed. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
@@ -80,6 +83,73 @@ static void output_env(const char *pattern)
             return;
         }
     }
+}
+
+/* Once the profile is sealed (col_seccomp.c), an image the program execs,
+ * or starts with system() or posix_spawn, would load heapscope again under
+ * the same filter, and its start-up makes calls the filter may forbid
+ * (prlimit64, sched_getaffinity...): the program would be killed where it
+ * ran without heapscope.  So libheapscope*.so leaves LD_PRELOAD in
+ * environ while the seal holds (a static string, as output_env's), and
+ * comes back if it is lifted.  The program's own getenv("LD_PRELOAD")
+ * sees that too. */
+static char preload_entry[4200];
+static char *preload_saved;  /* the entry replaced, NULL if none */
+static char **preload_where; /* where in environ */
+
+static int is_heapscope(const char *path, size_t len)
+{
+    size_t base = len;
+    while (base > 0 && path[base - 1] != '/')
+        base--;
+    return len - base >= 12 && !strncmp(path + base, "libheapscope", 12);
+}
+
+void col_config_preload_drop(void)
+{
+    static const char name[] = "LD_PRELOAD=";
+    extern char **environ;
+    if (preload_where || !environ)
+        return;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, name, sizeof name - 1))
+            continue;
+        const char *v = *e + sizeof name - 1;
+        size_t n = sizeof name - 1, len = strlen(v);
+        if (n + len >= sizeof preload_entry)
+            return;
+        memcpy(preload_entry, name, n);
+        int dropped = 0;
+        /* the loader splits the list at spaces and colons */
+        for (size_t i = 0; i < len;) {
+            size_t j = i;
+            while (j < len && v[j] != ' ' && v[j] != ':')
+                j++;
+            if (j > i && is_heapscope(v + i, j - i)) {
+                dropped = 1;
+            } else if (j > i) {
+                if (n > sizeof name - 1)
+                    preload_entry[n++] = ':';
+                memcpy(preload_entry + n, v + i, j - i);
+                n += j - i;
+            }
+            i = j + 1;
+        }
+        preload_entry[n] = 0;
+        if (dropped) {
+            preload_saved = *e;
+            preload_where = e;
+            *e = preload_entry;
+        }
+        return;
+    }
+}
+
+void col_config_preload_restore(void)
+{
+    if (preload_where && *preload_where == preload_entry)
+        *preload_where = preload_saved;
+    preload_where = NULL;
 }
 
 /* Signal name (USR2, SIGUSR2) or number; 0 if unset or invalid. */

@@ -63,6 +63,10 @@ typedef struct col_config {
 
 extern col_config_t col_config;
 void col_config_load(void);
+/* libheapscope*.so out of environ's LD_PRELOAD while the profile is sealed,
+ * and back (col_config.c) */
+void col_config_preload_drop(void);
+void col_config_preload_restore(void);
 
 /* The first id a table of ids 1 .. max - 1 cannot hand out: max, or one
  * past the test knob `fault` (HEAPSCOPE_FAULT_NODES/_SITES) when lower. */

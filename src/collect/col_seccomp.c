@@ -120,8 +120,10 @@ static int filter_coming(int strict, const void *prog)
                                : col_seccomp_filter_stops(prog, why, sizeof why);
     if (stops) {
         const char *note = col_flush_seal(stops);
-        if (note)
+        if (note) {
             col_log("heapscope: %s\n", note);
+            col_config_preload_drop(); /* no image it starts loads heapscope again */
+        }
     }
     col_guard_leave(top);
     errno = saved;
@@ -135,8 +137,10 @@ static void filter_done(int sealed, int ok)
     if (!sealed || ok)
         return;
     int saved = errno;
-    if (col_flush_unseal())
+    if (col_flush_unseal()) {
+        col_config_preload_restore();
         col_log("heapscope: the kernel refused that seccomp filter: the profile goes on\n");
+    }
     errno = saved;
 }
 

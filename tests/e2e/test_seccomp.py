@@ -16,7 +16,9 @@ before the fixes of a second review: a forked child called getpid (a
 filter that kills it: the child died); threads allocating from new stacks
 after a TSYNC filter that kills sched_yield waited on the collector's locks
 with it (status 159); two threads installing TSYNC filters at once, the
-second went in while the first still stopped the writer thread (tgkill).
+second went in while the first still stopped the writer thread (tgkill);
+an image exec'd under a filter that kills prlimit64(RLIMIT_NOFILE) loaded
+heapscope again and died at its start (LD_PRELOAD now leaves it out).
 
 Now the collector runs the filter on its own calls before it goes in
 (col_bpf.c, col_seccomp_calls.c): the profile is written then, with a
@@ -26,7 +28,7 @@ and nothing after: before_site's 3 x 100 bytes, live, in a profile that is
 not final; no after_site; exit status 0.  A filter that forbids only a
 call heapscope never makes (getppid) changes nothing: the final profile
 has after_site's 5 x 200 bytes too.  So does one the kernel refuses
-(EINVAL), after which the seal is lifted and stderr says so.  (Twelve
+(EINVAL), after which the seal is lifted and stderr says so.  (Thirteen
 filters; hs_seccomp.c says what each does.)  Both
 unwinding modes (libheapscope.so and libheapscope-fp.so).
 """
@@ -51,6 +53,7 @@ SEALED = {
     "yield": ("stops the process at sched_yield %s, which heapscope makes" % KILL,
               b"filtered\n"),
     "two": ("stops the process at tgkill %s, which heapscope makes" % KILL, b"filtered\n"),
+    "exec": ("stops the process at prlimit64 " + KILL, b"filtered\nsingle done\n"),
 }
 THREADS = ("tsync", "yield", "two")  # (pthread_create's own blocks raise the peak)
 
@@ -59,14 +62,15 @@ def check_sealed(t, mode, how):
     why, stdout = SEALED[how]
     name = "%s %s" % (mode, how)
     out = "seccomp-%s-%s.hsp" % (mode, how)
-    r = t.run("hs_seccomp", args=[how], out=out, opts=["--unwind", mode], expect_rc=None,
+    args = [how] + ([t.prog("hs_single")] if how == "exec" else [])
+    r = t.run("hs_seccomp", args=args, out=out, opts=["--unwind", mode], expect_rc=None,
               timeout=60)
     t.eq("%s: exit status" % name, 0, r.rc)
     t.eq("%s: stdout" % name, stdout, r.stdout)
     t.true("%s: stderr says why the profile ends" % name,
            ("heapscope: %s" % SEAL).encode() in r.stderr and why.encode() in r.stderr,
            r.stderr.decode("utf-8", "replace"))
-    t.eq("%s: one profile (a fork child under the seal writes none)" % name, [out],
+    t.eq("%s: one profile (no child or exec'd image under the seal writes one)" % name, [out],
          sorted(f for f in os.listdir(t.dir) if f.startswith(out)))
     p = t.report(r.out)
     t.check_site(p, "before_site", allocations=3, bytes_allocated=300, frees=0,

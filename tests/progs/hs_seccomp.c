@@ -29,6 +29,9 @@
  *            then make 100,000 allocations each from 4,096 stacks at once,
  *            after it (contended locks in the collector's tables)
  *   two      tgkill killed, with TSYNC, installed by two threads at once
+ *   exec     prlimit64 of RLIMIT_NOFILE killed (glibc's start-up asks for
+ *            RLIMIT_STACK only); then, after "filtered", execv(PROG, ARGS):
+ *            an image that loaded heapscope again would die at its start
  *   other    getppid: killed (a call no profiler makes)
  *   refused  a filter the kernel refuses (a jump out of the program):
  *            EINVAL, nothing goes in
@@ -48,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -91,6 +95,15 @@ static unsigned short make_filter(const char *mode, struct sock_filter *code)
     code[n++] = INSN(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
     code[n++] = RET(SECCOMP_RET_KILL_PROCESS);
     code[n++] = LOAD(nr);
+    if (!strcmp(mode, "exec")) { /* prlimit64(..., RLIMIT_NOFILE, ...) killed */
+        code[n++] = IF_NR(SYS_prlimit64, 0, 4);
+        code[n++] = LOAD(args[1]);
+        code[n++] = INSN(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RLIMIT_NOFILE, 0, 1));
+        code[n++] = RET(SECCOMP_RET_KILL_PROCESS);
+        code[n++] = RET(SECCOMP_RET_ALLOW);
+        code[n++] = RET(SECCOMP_RET_ALLOW);
+        return n;
+    }
     if (!strcmp(mode, "allowlist")) {
         static const unsigned allowed[] = {SYS_read, SYS_write, SYS_close, SYS_exit,
                                            SYS_exit_group, SYS_brk, SYS_mmap, SYS_munmap,
@@ -223,7 +236,7 @@ int main(int argc, char **argv)
     struct sock_fprog prog = {.len = make_filter(mode, code), .filter = code};
     if (!prog.len)
         hs_fail("usage: hs_seccomp kill|errno|syscall|tsync|listener|allowlist|fork|forkpid|"
-                "yield|two|other|refused");
+                "yield|two|exec|other|refused");
     int tsync = !strcmp(mode, "tsync"), listener = !strcmp(mode, "listener");
     int yield = !strcmp(mode, "yield"), two = !strcmp(mode, "two");
     hop_t *all[8] = {hop0, hop1, hop2, hop3, hop4, hop5, hop6, hop7};
@@ -266,6 +279,13 @@ int main(int argc, char **argv)
         fork_child();
     else
         after_site();
+    if (!strcmp(mode, "exec")) {
+        if (argc < 3)
+            hs_fail("usage: hs_seccomp exec PROG [ARGS...]");
+        hs_puts(1, "filtered\n");
+        execv(argv[2], argv + 2);
+        hs_fail("execv");
+    }
     if (yield) {
         pthread_barrier_wait(&barrier);
         join(th, WORKERS);
