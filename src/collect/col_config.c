@@ -94,8 +94,7 @@ static void output_env(const char *pattern)
  * comes back if it is lifted.  The program's own getenv("LD_PRELOAD")
  * sees that too. */
 static char preload_entry[4200];
-static char *preload_saved;  /* the entry replaced, NULL if none */
-static char **preload_where; /* where in environ */
+static char *preload_saved; /* the entry replaced, NULL if none */
 
 static int is_heapscope(const char *path, size_t len)
 {
@@ -109,7 +108,7 @@ void col_config_preload_drop(void)
 {
     static const char name[] = "LD_PRELOAD=";
     extern char **environ;
-    if (preload_where || !environ)
+    if (preload_saved || !environ)
         return;
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, name, sizeof name - 1))
@@ -138,18 +137,20 @@ void col_config_preload_drop(void)
         preload_entry[n] = 0;
         if (dropped) {
             preload_saved = *e;
-            preload_where = e;
             *e = preload_entry;
         }
         return;
     }
 }
 
+/* (environ is looked through again: the program may have grown it since) */
 void col_config_preload_restore(void)
 {
-    if (preload_where && *preload_where == preload_entry)
-        *preload_where = preload_saved;
-    preload_where = NULL;
+    extern char **environ;
+    for (char **e = environ; preload_saved && e && *e; e++)
+        if (*e == preload_entry)
+            *e = preload_saved;
+    preload_saved = NULL;
 }
 
 /* Signal name (USR2, SIGUSR2) or number; 0 if unset or invalid. */

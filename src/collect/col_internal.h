@@ -1070,7 +1070,7 @@ uint64_t col_rss_peak(void);
 /* The profile's path, chosen on first use; NULL if none can be written. */
 const char *col_output_path(void);
 int col_fd_high(int fd); /* fd moved out of the program's way (col_output.c) */
-int col_fd_high_at(int fd, int above); /* the same, `above` numbers higher (< 8) */
+int col_fd_high_at(int fd, int above); /* the same, `above` numbers higher (< 16) */
 int col_fd_floor(void); /* where col_fd_high moves them; 0 if nowhere */
 void col_fd_prepare(void); /* at start-up: room for col_fd_high */
 void col_output_reset_child(void);

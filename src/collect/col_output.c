@@ -108,14 +108,8 @@ const char *col_output_path(void)
     return path;
 }
 
-/* Descriptors the collector holds longer than a moment (the profile's,
- * for a whole flush) are moved to the top of the program's range, at most
- * 4096: a program that closes the descriptors it did not open (a loop to
- * 256, say) never reaches it, and one that opens files of its own is never
- * given its number while it is ours, so no byte of a profile can land in
- * the program's files.  A program that closes everything makes the
- * flush's writes fail instead (EBADF).  fd is returned as it is if there
- * is no room up there. */
+/* Where col_fd_high moves descriptors: 16 below the soft RLIMIT_NOFILE,
+ * at most 4096; 0 (nowhere) under a limit of 64. */
 int col_fd_floor(void)
 {
     struct rlimit rl;
@@ -124,12 +118,21 @@ int col_fd_floor(void)
     return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096 + 16 ? 4096 : (int)rl.rlim_cur - 16;
 }
 
+/* Descriptors the collector holds longer than a moment (the profile's,
+ * for a whole flush) are moved to the top of the program's range, at most
+ * 4096: a program that closes the descriptors it did not open (a loop to
+ * 256, say) never reaches it, and one that opens files of its own is never
+ * given its number while it is ours, so no byte of a profile can land in
+ * the program's files.  A program that closes everything makes the
+ * flush's writes fail instead (EBADF).  fd is returned as it is if there
+ * is no room up there. */
 int col_fd_high(int fd)
 {
     return col_fd_high_at(fd, 0);
 }
 
-/* col_fd_high's, `above` numbers higher (below the limit still: above < 8) */
+/* col_fd_high, `above` numbers higher (still under the limit: above < 16;
+ * libunwind's pipe, col_unwind.c) */
 int col_fd_high_at(int fd, int above)
 {
     int floor = col_fd_floor();

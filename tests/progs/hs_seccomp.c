@@ -1,7 +1,8 @@
 /* hs_seccomp.c - a program that installs a seccomp filter, as sandboxed
  * programs do (sshd's pre-authentication child, a decoder).
  *
- *   hs_seccomp kill|errno|syscall|tsync|listener|allowlist|fork|other|refused
+ *   hs_seccomp MODE
+ *   hs_seccomp exec PROG [ARGS...]
  *
  * before_site: 3 x malloc(100), kept.  Then a filter goes in (with
  * no_new_privs set first) that lets every call run but:
@@ -34,12 +35,14 @@
  *            an image that loaded heapscope again would die at its start
  *   other    getppid: killed (a call no profiler makes)
  *   refused  a filter the kernel refuses (a jump out of the program):
- *            EINVAL, nothing goes in
- * after_site: 5 x malloc(200), kept (in fork mode, in the child).  Prints "filtered" (or "refused
- * EINVAL") and exits with 0 through exit(), whose flush would open the
- * profile.  Without a filter-aware profiler, kill ends the process with
- * SIGSYS at that flush, errno loses the profile, and syscall dies of the
- * SIGSYS nobody handles. */
+ *            EINVAL, nothing goes in; prints whether LD_PRELOAD still
+ *            names libheapscope ("preload kept": the seal, lifted, gave
+ *            it back)
+ * Then after_site: 5 x malloc(200), kept (in fork mode, in the child).
+ * Prints "filtered" (or "refused EINVAL") and exits with 0 through exit(),
+ * whose flush would open the profile.  Without a filter-aware profiler,
+ * kill ends the process with SIGSYS at that flush, errno loses the
+ * profile, and syscall dies of the SIGSYS nobody handles. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
@@ -272,6 +275,9 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "refused")) {
         if (rc == 0 || errno != EINVAL)
             hs_fail("the kernel took a filter with a jump past its end");
+        const char *preload = getenv("LD_PRELOAD");
+        hs_puts(1, preload && strstr(preload, "libheapscope") ? "preload kept\n"
+                                                             : "preload dropped\n");
     } else if (rc != 0) {
         hs_fail("seccomp");
     }
