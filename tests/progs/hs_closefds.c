@@ -13,16 +13,18 @@
  * must hold its own 16 bytes and nothing more.  Prints "pipes intact", or
  * "pipe N: ..." and exits with 1.
  *
- * With "unwind", closefds_site is also called once before the loop and
- * once after it through nocfi_call (hs_nocfi_call.S), a frame no FDE
- * covers, with rbp at a frame-pointer pair on a page of its own (a new
- * page after the loop): libunwind, which walks such a stack in `dwarf`
- * mode (and every stack in `libunwind` mode), takes rbp for a frame
- * pointer and checks the pair's page through the pipe it opened at its
- * first use, reading a byte from its read end and writing one into its
- * write end.  Before the loop that pipe is opened; after it, its numbers
- * must not be the program's.  closefds_site then has 12 allocations, 8
- * of them freed at once.
+ * With "unwind", closefds_site is also called once before the loop
+ * through nocfi_call and once after it through nocfi_call2
+ * (hs_nocfi_call.S), frames no FDE covers, with rbp at a frame-pointer
+ * pair on a page of its own (another page after the loop): libunwind,
+ * which walks such a stack in `dwarf` mode (and every stack in `libunwind`
+ * mode), takes rbp for a frame pointer and checks the pages it then reads
+ * through the pipe it opened at its first use, reading a byte from its
+ * read end and writing one into its write end.  nocfi_call2 is a return
+ * address libunwind has not seen, so that its cache of frames does not
+ * answer the second walk without a check.  Before the loop that pipe is
+ * opened; after it, its numbers must not be the program's.  closefds_site
+ * then has 12 allocations, 8 of them freed at once.
  *
  * With "scan" (run it with a short flush interval): after closefds_site
  * it looks, for up to 10 s, through descriptors 256..4199 for one open on
