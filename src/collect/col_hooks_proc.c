@@ -28,13 +28,7 @@ static int active(void)
 
 UT_EXPORT void *dlopen(const char *file, int mode)
 {
-    if (!col_real.dlopen) {
-        col_boot_init();
-        if (!col_real.dlopen) {
-            errno = ENOSYS;
-            return NULL;
-        }
-    }
+    COL_REAL_OR_FAIL(dlopen, NULL);
     void *h = col_real.dlopen(file, mode);
     if (h && active()) {
         int saved = errno;
@@ -232,24 +226,14 @@ static int real_setns(int fd, int nstype)
 
 UT_EXPORT int unshare(int flags)
 {
-    if (!col_real.unshare)
-        col_boot_init();
-    if (!col_real.unshare) {
-        errno = ENOSYS;
-        return -1;
-    }
+    COL_REAL_OR_FAIL(unshare, -1);
     int rc = col_real.unshare(flags);
     return flags & CLONE_NEWUSER ? retry_single_threaded(rc, real_unshare, flags, 0) : rc;
 }
 
 UT_EXPORT int setns(int fd, int nstype)
 {
-    if (!col_real.setns)
-        col_boot_init();
-    if (!col_real.setns) {
-        errno = ENOSYS;
-        return -1;
-    }
+    COL_REAL_OR_FAIL(setns, -1);
     int rc = col_real.setns(fd, nstype);
     /* nstype 0 takes any namespace, a user namespace among them */
     return !nstype || (nstype & CLONE_NEWUSER) ? retry_single_threaded(rc, real_setns, fd, nstype)

@@ -122,6 +122,19 @@ extern volatile int col_state;
 enum { COL_UNINIT = 0, COL_BOOTING = 1, COL_READY = 2, COL_OFF = 3 };
 
 void col_boot_init(void);                       /* idempotent, any thread */
+/* In a hook of a call the collector only watches: col_real.fn as the
+ * collector boots (a call before its constructor, from another library's),
+ * or fail the call with ENOSYS, returning `failed`, if the C library has
+ * none. */
+#define COL_REAL_OR_FAIL(fn, failed)                                                           \
+    do {                                                                                       \
+        if (!col_real.fn)                                                                      \
+            col_boot_init();                                                                   \
+        if (!col_real.fn) {                                                                    \
+            errno = ENOSYS;                                                                    \
+            return failed;                                                                     \
+        }                                                                                      \
+    } while (0)
 #define COL_BOOT_ARENA_SIZE (256 * 1024)
 extern unsigned char col_boot_arena[COL_BOOT_ARENA_SIZE];
 /* p from the bootstrap arena? (one unsigned compare) */

@@ -151,12 +151,7 @@ UT_EXPORT int prctl(int option, ...)
     unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
     unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
     va_end(ap);
-    if (!col_real.prctl)
-        col_boot_init();
-    if (!col_real.prctl) {
-        errno = ENOSYS;
-        return -1;
-    }
+    COL_REAL_OR_FAIL(prctl, -1);
     int sealed = 0;
     if (option == PR_SET_SECCOMP)
         sealed = filter_coming(a2 == SECCOMP_MODE_STRICT, (const void *)a3);
@@ -173,12 +168,7 @@ UT_EXPORT long syscall(long number, ...)
     long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
     long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
     va_end(ap);
-    if (!col_real.syscall)
-        col_boot_init();
-    if (!col_real.syscall) {
-        errno = ENOSYS;
-        return -1;
-    }
+    COL_REAL_OR_FAIL(syscall, -1);
     /* the kernel takes the number and an int operation in 32 bits */
     int nr = (int)number;
     unsigned op = (unsigned)a1;

@@ -138,12 +138,7 @@ static int from_libunwind(uintptr_t ra)
 
 UT_EXPORT int pipe2(int fds[2], int flags)
 {
-    if (!col_real.pipe2)
-        col_boot_init();
-    if (!col_real.pipe2) {
-        errno = ENOSYS;
-        return -1;
-    }
+    COL_REAL_OR_FAIL(pipe2, -1);
     int rc = col_real.pipe2(fds, flags);
     if (rc == 0 && unw_here > 0 && flags == (O_CLOEXEC | O_NONBLOCK) &&
         from_libunwind((uintptr_t)__builtin_return_address(0))) {
