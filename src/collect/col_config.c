@@ -60,6 +60,18 @@ static void output_pattern(col_config_t *c, const char *pat)
     out[cap - 1] = 0;
 }
 
+extern char **environ;
+
+/* Where environ holds the entry "NAME=..." (prefix: "NAME="), or NULL. */
+static char **env_slot(const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, prefix, n))
+            return e;
+    return NULL;
+}
+
 /* A relative HEAPSCOPE_OUTPUT set by hand (`heapscope run` passes it
  * absolute) is also made absolute in the environment the program passes
  * on: an image it execs after a chdir (or runs with system() or
@@ -72,16 +84,11 @@ static void output_env(const char *pattern)
 {
     static const char name[] = "HEAPSCOPE_OUTPUT=";
     static char entry[sizeof name + sizeof col_config.output];
-    extern char **environ;
-    if (pattern[0] != '/' || !environ)
-        return;
-    for (char **e = environ; *e; e++) {
-        if (!strncmp(*e, name, sizeof name - 1)) {
-            memcpy(entry, name, sizeof name - 1);
-            strcpy(entry + sizeof name - 1, pattern);
-            *e = entry;
-            return;
-        }
+    char **e = pattern[0] == '/' ? env_slot(name) : NULL;
+    if (e) {
+        memcpy(entry, name, sizeof name - 1);
+        strcpy(entry + sizeof name - 1, pattern);
+        *e = entry;
     }
 }
 
@@ -107,46 +114,40 @@ static int is_heapscope(const char *path, size_t len)
 void col_config_preload_drop(void)
 {
     static const char name[] = "LD_PRELOAD=";
-    extern char **environ;
-    if (preload_saved || !environ)
+    char **e = preload_saved ? NULL : env_slot(name);
+    if (!e)
         return;
-    for (char **e = environ; *e; e++) {
-        if (strncmp(*e, name, sizeof name - 1))
-            continue;
-        const char *v = *e + sizeof name - 1;
-        size_t n = sizeof name - 1, len = strlen(v);
-        if (n + len >= sizeof preload_entry)
-            return;
-        memcpy(preload_entry, name, n);
-        int dropped = 0;
-        /* the loader splits the list at spaces and colons */
-        for (size_t i = 0; i < len;) {
-            size_t j = i;
-            while (j < len && v[j] != ' ' && v[j] != ':')
-                j++;
-            if (j > i && is_heapscope(v + i, j - i)) {
-                dropped = 1;
-            } else if (j > i) {
-                if (n > sizeof name - 1)
-                    preload_entry[n++] = ':';
-                memcpy(preload_entry + n, v + i, j - i);
-                n += j - i;
-            }
-            i = j + 1;
-        }
-        preload_entry[n] = 0;
-        if (dropped) {
-            preload_saved = *e;
-            *e = preload_entry;
-        }
+    const char *v = *e + sizeof name - 1;
+    size_t n = sizeof name - 1, len = strlen(v);
+    if (n + len >= sizeof preload_entry)
         return;
+    memcpy(preload_entry, name, n);
+    int dropped = 0;
+    /* the loader splits the list at spaces and colons */
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && v[j] != ' ' && v[j] != ':')
+            j++;
+        if (j > i && is_heapscope(v + i, j - i)) {
+            dropped = 1;
+        } else if (j > i) {
+            if (n > sizeof name - 1)
+                preload_entry[n++] = ':';
+            memcpy(preload_entry + n, v + i, j - i);
+            n += j - i;
+        }
+        i = j + 1;
+    }
+    preload_entry[n] = 0;
+    if (dropped) {
+        preload_saved = *e;
+        *e = preload_entry;
     }
 }
 
 /* (environ is looked through again: the program may have grown it since) */
 void col_config_preload_restore(void)
 {
-    extern char **environ;
     for (char **e = environ; preload_saved && e && *e; e++)
         if (*e == preload_entry)
             *e = preload_saved;
