@@ -97,15 +97,22 @@ void col_writer_trigger(void)
         wake();
 }
 
+/* Wait up to ms milliseconds while *word is 0 (returns at once if it is
+ * not).  The collector's only sleep: a seccomp filter the collector found
+ * harmless lets the futex run (col_seccomp_calls.c), but may forbid
+ * nanosleep (hs_convoy nosleep). */
+static void futex_wait(uint32_t *word, unsigned ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+
 /* Sleep one sample period, or less if triggered; 1 if triggered. */
 static int writer_sleep(void)
 {
     if (__atomic_exchange_n(&wake_word, 0, __ATOMIC_ACQUIRE))
         return 1;
-    unsigned ms = col_config.sample_ms;
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    /* returns at once if the word is no longer 0 */
-    syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    futex_wait(&wake_word, col_config.sample_ms);
     return __atomic_exchange_n(&wake_word, 0, __ATOMIC_ACQUIRE) != 0;
 }
 
@@ -198,14 +205,11 @@ int col_writer_start(void)
     return rc;
 }
 
-/* A futex wait that nobody wakes, not nanosleep: a seccomp filter the
- * collector found harmless lets the futex run (col_seccomp_calls.c), but
- * may forbid the sleep (hs_convoy nosleep). */
+/* 1 ms, on a futex nobody wakes */
 static void nap_1ms(void)
 {
     static uint32_t never;
-    struct timespec ms = {0, 1000000};
-    syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ms, NULL, 0);
+    futex_wait(&never, 1);
 }
 
 int col_writer_pause(void)
