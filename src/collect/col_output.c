@@ -2,11 +2,12 @@
  *
  * HEAPSCOPE_OUTPUT is a pattern (%p: pid, %e: program name, %%: %),
  * default "heapscope.%e.%p.hsp", made absolute at start-up (col_config.c)
- * so that a change of directory does not move it.  The first process to claim a name creates
- * the file (O_EXCL); a process that finds it taken (a fork child, an exec'd
- * program with the same pid, a name without %p) uses NAME.<pid>, then
- * NAME.<pid>.1, .2 ...  A fork child or another process than the one
- * `heapscope run` started never takes a name without %p. */
+ * so that a change of directory does not move it.  The first process to
+ * claim a name creates the file (O_EXCL); a process that finds it taken
+ * (a fork child, an exec'd program with the same pid, a name without %p)
+ * uses NAME.<pid>, then NAME.<pid>.1, .2 ...  A fork child or another
+ * process than the one `heapscope run` started never takes a name without
+ * %p. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
