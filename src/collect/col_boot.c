@@ -29,15 +29,20 @@ _Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
 unsigned char col_boot_arena[COL_BOOT_ARENA_SIZE] UT_ALIGNED(64);
 static size_t boot_used;
 
-/* Each block is preceded by 16 bytes holding its size. */
+/* Each block is preceded by 16 bytes holding its size.  Taken with a
+ * compare-and-swap: dlsym's calls come before the writer thread exists,
+ * but the writer's come from its own thread (col_hooks_cold.c). */
 void *col_boot_alloc(size_t size, size_t align)
 {
     if (align < 16)
         align = 16;
-    size_t start = (boot_used + 16 + align - 1) & ~(align - 1);
-    if (size > COL_BOOT_ARENA_SIZE || start + size > COL_BOOT_ARENA_SIZE)
-        return NULL;
-    boot_used = start + size;
+    size_t used = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start;
+    do {
+        start = (used + 16 + align - 1) & ~(align - 1);
+        if (size > COL_BOOT_ARENA_SIZE || start + size > COL_BOOT_ARENA_SIZE)
+            return NULL;
+    } while (!__atomic_compare_exchange_n(&boot_used, &used, start + size, 0, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
     memcpy(col_boot_arena + start - 16, &size, sizeof size);
     return col_boot_arena + start;
 }

@@ -208,6 +208,7 @@ void col_config_load(void)
         c->sample_ms = c->interval_ms;
     c->peak_slack = env_long("HEAPSCOPE_PEAK_SLACK", 16384, 0, 1L << 30);
     c->writer = env_long("HEAPSCOPE_WRITER", 1, 0, 1) != 0;
+    c->hide_writer = env_long("HEAPSCOPE_HIDE_WRITER", 1, 0, 1) != 0;
     c->signal = env_signal("HEAPSCOPE_SIGNAL");
     c->root_pid = (int)env_long("HEAPSCOPE_ROOT_PID", 0, 0, 1L << 30);
     c->fault_shadow_leaves = env_long("HEAPSCOPE_FAULT_SHADOW_LEAVES", -1, -1, 1L << 20);

@@ -17,11 +17,17 @@
 #include "collect/col_hooks.h"
 
 /* 1 if the caller should record the call, 0 to pass it through, -1 if the
- * real allocator is unknown (use the bootstrap arena). */
+ * real allocator is unknown (use the bootstrap arena) or must not be used:
+ * on the writer thread while it is kept out of glibc's count of threads,
+ * where a call of glibc's malloc could meet the program's thread on
+ * paths without atomics (col_glibc.c).  The writer allocates nothing
+ * today; this keeps it so. */
 static int cold_mode(void)
 {
     if (col_state == COL_UNINIT)
         col_boot_init();
+    if (UT_UNLIKELY(col_tls_writer) && __atomic_load_n(&col_writer_hidden, __ATOMIC_ACQUIRE))
+        return -1;
     if (col_state == COL_READY && !col_inside())
         return 1;
     return col_real.malloc ? 0 : -1;
@@ -44,7 +50,8 @@ void col_cold_free(void *ptr)
         return;
     int mode = cold_mode();
     if (mode < 0)
-        return; /* cannot happen: only bootstrap blocks exist yet */
+        return; /* only bootstrap blocks exist yet, or the hidden writer's
+                 * (it frees nothing of glibc's: better kept than freed) */
     if (mode)
         col_record_free(ptr);
     col_real.free(ptr);

@@ -35,6 +35,7 @@ typedef struct col_config {
     unsigned sample_ms;    /* timeline sample period */
     int64_t peak_slack;    /* bytes a thread may keep unpublished (>1 thread) */
     int writer;            /* start the writer thread at once, not with the program's second (col_writer.c) */
+    int hide_writer;       /* HEAPSCOPE_HIDE_WRITER: keep the writer out of glibc's count (col_glibc.c) */
     int signal;            /* signal that triggers a flush, 0 = none */
     int quiet;             /* no diagnostics on stderr */
     int disabled;          /* HEAPSCOPE_DISABLE: pass everything through */
@@ -149,6 +150,8 @@ size_t col_boot_size(const void *p);
  * that allocations it causes (libunwind, dl_iterate_phdr, stdio in the
  * writer) go straight to the real allocator, unrecorded. */
 extern _Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
+/* Set on heapscope's writer thread (col_writer.c). */
+extern _Thread_local int col_tls_writer __attribute__((tls_model("initial-exec")));
 
 /* Process facts fixed at start (or after fork). */
 typedef struct col_process {
@@ -503,17 +506,49 @@ extern col_heap_t col_heap;
  * (col_writer.c). */
 extern const char *col_single_threaded;
 
+/* ---- col_glibc.c: glibc's view of the process's threads ---- */
+extern int col_glibc_tcb;     /* glibc 2.36, x86_64: the thread flag below is checked */
+extern int col_writer_hidden; /* the writer thread is kept out of it (col_glibc.c) */
+void col_glibc_init(void);
+/* Before and after the writer's pthread_create: keep the writer out of
+ * the starting thread's flag if glibc counts that thread alone. */
+int col_glibc_hide_prepare(void);
+void col_glibc_hide_commit(int prepared, int created);
+
+/* The calling thread's multiple_threads field of glibc's thread control
+ * block (only where col_glibc_tcb says it is there). */
+UT_INLINE unsigned col_glibc_field(void)
+{
+#if defined(__x86_64__)
+    unsigned v;
+    __asm__ volatile("movl %%fs:0x18, %0" : "=r"(v));
+    return v;
+#else
+    return 1;
+#endif
+}
+
+/* Does glibc take this thread for the process's only one?  Then nothing
+ * but this thread and its signal handlers runs the program's code: the
+ * writer thread, if it is there, does not publish heap bytes. */
+UT_INLINE int col_glibc_alone(void)
+{
+    if (col_glibc_tcb)
+        return col_glibc_field() == 0;
+    return *col_single_threaded;
+}
+
 /* Adds d to the published live bytes; returns the new value.  While the
- * process has a single thread (glibc says so: it clears its flag before it
- * creates a second one, and heapscope's writer is one), nothing but this
- * thread and its signal handlers writes the counter, and one add without
- * the lock prefix is enough: an interrupt comes between instructions, not
- * inside one.  That keeps a lone thread's exact publication at every event
- * off the ~20 cycles of a locked instruction (HEAPSCOPE_WRITER=0). */
+ * program has a single thread (col_glibc_alone: glibc's flags change
+ * before a second one exists), nothing but this thread and its signal
+ * handlers writes the counter, and one add without the lock prefix is
+ * enough: an interrupt comes between instructions, not inside one.  That
+ * keeps a lone thread's exact publication at every event off the ~20
+ * cycles of a locked instruction. */
 UT_INLINE int64_t col_heap_add(int64_t d)
 {
 #if defined(__x86_64__)
-    if (*col_single_threaded) {
+    if (col_glibc_alone()) {
         __asm__ volatile("addq %1, %0" : "+m"(col_heap.live) : "er"(d));
         return __atomic_load_n(&col_heap.live, __ATOMIC_RELAXED);
     }

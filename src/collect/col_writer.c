@@ -19,7 +19,12 @@
  * is due, on the thread that allocates: so the timeline and the periodic
  * profile follow the program's allocations and stop while it is idle.
  * The thread starts as soon as the program has a second thread of its
- * own, or when a flush signal is configured. */
+ * own, or when a flush signal is configured.
+ *
+ * By default the thread is kept out of the flag with which glibc 2.36's
+ * malloc tells a lone thread, where that flag can be checked
+ * (col_glibc.c): then a single-threaded program keeps most of that speed
+ * and still gets the writer's samples and its quiet-time flushes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -55,8 +60,11 @@ extern char __libc_single_threaded __attribute__((weak));
 static const char never_single = 0;
 const char *col_single_threaded = &never_single;
 
+_Thread_local int col_tls_writer __attribute__((tls_model("initial-exec")));
+
 void col_writer_init(void)
 {
+    col_glibc_init();
     if (&__libc_single_threaded != NULL)
         col_single_threaded = &__libc_single_threaded;
 }
@@ -139,6 +147,7 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     col_tls_guard = 1;
+    col_tls_writer = 1;
     __atomic_store_n(&writer_tid, gettid(), __ATOMIC_RELEASE);
     prctl(PR_SET_NAME, "heapscope", 0, 0, 0);
     uint64_t next_flush = ms_after(col_now_ns(), col_config.interval_ms);
@@ -194,7 +203,9 @@ int col_writer_start(void)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 * 1024);
     pthread_t th;
+    int hide = col_glibc_hide_prepare();
     int rc = pthread_create(&th, &attr, writer_main, NULL);
+    col_glibc_hide_commit(hide, rc == 0);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
@@ -321,4 +332,5 @@ void col_writer_atfork_child(void)
     running = 0;
     starting = 0;
     inline_sample_at = inline_flush_at = 0;
+    col_writer_hidden = 0; /* the next start decides again */
 }
