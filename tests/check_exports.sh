@@ -2,7 +2,7 @@
 # check_exports.sh LIB [NEED...] - fail if LIB exports a symbol outside the
 # allowed set, or lacks one it must interpose (NEED: more of those).
 set -eu
-allowed='^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|dlopen|dlclose|execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|_exit|_Exit|prctl|syscall|unshare|setns|pipe2|heapscope_[a-z_]+|_Zn[wa]m[A-Za-z0-9_]*|_Zd[la]Pv[A-Za-z0-9_]*)$'
+allowed='^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|dlopen|dlclose|execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|_exit|_Exit|prctl|syscall|unshare|setns|pipe2|pthread_create|heapscope_[a-z_]+|_Zn[wa]m[A-Za-z0-9_]*|_Zd[la]Pv[A-Za-z0-9_]*)$'
 lib=$1
 shift
 exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWVDBiu]$/ {print $3}' | sed 's/@.*//' | sort -u)
@@ -11,7 +11,7 @@ count=$(printf '%s\n' "$exported" | grep -Ec "$allowed" || true)
 if [ -n "$bad" ]; then
     echo "unexpected exports from $lib:"; printf '  %s\n' $bad; exit 1
 fi
-for need in malloc free calloc realloc posix_memalign malloc_usable_size prctl syscall unshare setns _Znwm _ZdlPv _ZdlPvm _ZnwmSt11align_val_t "$@"; do
+for need in malloc free calloc realloc posix_memalign malloc_usable_size prctl syscall unshare setns pthread_create _Znwm _ZdlPv _ZdlPvm _ZnwmSt11align_val_t "$@"; do
     printf '%s\n' "$exported" | grep -qx "$need" || { echo "missing export: $need"; exit 1; }
 done
 echo "exports ok: $count symbols"

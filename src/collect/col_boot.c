@@ -97,6 +97,7 @@ static int resolve_all(void)
     *(void **)&r->unshare = resolve("unshare", 0);
     *(void **)&r->setns = resolve("setns", 0);
     *(void **)&r->pipe2 = resolve("pipe2", 0);
+    *(void **)&r->pthread_create = resolve("pthread_create", 0);
     return r->malloc && r->free && r->calloc && r->realloc && r->posix_memalign &&
                    r->malloc_usable_size && r->exit_
                ? 0

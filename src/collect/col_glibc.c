@@ -37,6 +37,7 @@
 
 int col_glibc_tcb;
 int col_writer_hidden;
+int col_program_threaded;
 
 #if defined(__x86_64__)
 static uintptr_t tcb_word(unsigned off)

@@ -1,9 +1,9 @@
 /* col_hooks.c - the interposed malloc family.  libheapscope.so exports
  * these, operator new and delete (col_hooks_cxx.c), dlopen, dlclose, the
- * exec family, unshare and setns (col_hooks_proc.c), prctl and syscall
- * (col_seccomp.c), pipe2 for libunwind's pipe (col_unwind.c, not in
- * libheapscope-fp.so), and heapscope_* (tests/check_exports.sh checks the
- * list).
+ * exec family, unshare, setns and pthread_create (col_hooks_proc.c),
+ * prctl and syscall (col_seccomp.c), pipe2 for libunwind's pipe
+ * (col_unwind.c, not in libheapscope-fp.so), and heapscope_*
+ * (tests/check_exports.sh checks the list).
  *
  * Each hook: take the fast path when the collector is ready and this thread
  * is not inside heapscope itself, call the real function, record, return.

@@ -5,7 +5,8 @@
  * profiled too when LD_PRELOAD still names libheapscope.so.  unshare and
  * setns into a user namespace, which the kernel refuses to a process with
  * more than one thread, are retried with heapscope's writer thread
- * stopped. */
+ * stopped.  pthread_create says that the program is about to have a
+ * second thread (col_glibc.c). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -238,4 +239,17 @@ UT_EXPORT int setns(int fd, int nstype)
     /* nstype 0 takes any namespace, a user namespace among them */
     return !nstype || (nstype & CLONE_NEWUSER) ? retry_single_threaded(rc, real_setns, fd, nstype)
                                                 : rc;
+}
+
+/* Said before the thread exists: from here this thread publishes heap
+ * bytes with locked adds (col_heap_add), while glibc 2.36 sets its own
+ * per-thread flag only once the new thread runs.  Threads glibc makes for
+ * itself (POSIX AIO, SIGEV_THREAD timers) call its internal function and
+ * are not seen here. */
+UT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                             void *(*start)(void *), void *arg)
+{
+    COL_REAL_OR_FAIL(pthread_create, EAGAIN);
+    __atomic_store_n(&col_program_threaded, 1, __ATOMIC_RELAXED);
+    return col_real.pthread_create(th, attr, start, arg);
 }

@@ -114,6 +114,7 @@ typedef struct col_real {
     int (*unshare)(int);
     int (*setns)(int, int);
     int (*pipe2)(int *, int);
+    int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 } col_real_t;
 
 extern col_real_t col_real;
@@ -509,6 +510,7 @@ extern const char *col_single_threaded;
 /* ---- col_glibc.c: glibc's view of the process's threads ---- */
 extern int col_glibc_tcb;     /* glibc 2.36, x86_64: the thread flag below is checked */
 extern int col_writer_hidden; /* the writer thread is kept out of it (col_glibc.c) */
+extern int col_program_threaded; /* the program called pthread_create (col_hooks_proc.c) */
 void col_glibc_init(void);
 /* Before and after the writer's pthread_create: keep the writer out of
  * the starting thread's flag if glibc counts that thread alone. */
@@ -528,13 +530,16 @@ UT_INLINE unsigned col_glibc_field(void)
 #endif
 }
 
-/* Does glibc take this thread for the process's only one?  Then nothing
- * but this thread and its signal handlers runs the program's code: the
- * writer thread, if it is there, does not publish heap bytes. */
+/* Is this thread the program's only one?  Then nothing but this thread
+ * and its signal handlers runs the program's code: the writer thread, if
+ * it is there, does not publish heap bytes.  glibc 2.36 sets the creating
+ * thread's field only once the new thread runs; the pthread_create hook
+ * says so before (col_hooks_proc.c).  Its global flag is cleared before,
+ * but the writer clears it too. */
 UT_INLINE int col_glibc_alone(void)
 {
     if (col_glibc_tcb)
-        return col_glibc_field() == 0;
+        return col_glibc_field() == 0 && !__atomic_load_n(&col_program_threaded, __ATOMIC_RELAXED);
     return *col_single_threaded;
 }
 

@@ -204,7 +204,9 @@ int col_writer_start(void)
     pthread_attr_setstacksize(&attr, 256 * 1024);
     pthread_t th;
     int hide = col_glibc_hide_prepare();
-    int rc = pthread_create(&th, &attr, writer_main, NULL);
+    /* not through the hook, which would take the writer for the program's */
+    int rc = col_real.pthread_create ? col_real.pthread_create(&th, &attr, writer_main, NULL)
+                                     : EAGAIN;
     col_glibc_hide_commit(hide, rc == 0);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

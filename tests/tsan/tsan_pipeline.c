@@ -471,6 +471,7 @@ int main(int argc, char **argv)
     setenv("HEAPSCOPE_PEAK_SLACK", "4096", 1);
     col_config_load();
     col_real.malloc_usable_size = malloc_usable_size;
+    col_real.pthread_create = pthread_create; /* the writer thread's */
     col_proc.pid = (int)getpid();
     col_proc.start_mono_ns = col_now_ns();
     col_proc.granule_shift = 3; /* not glibc's chunks: ask malloc_usable_size */
