@@ -556,7 +556,7 @@ int col_flush(int kind)
     }
     if (rc) {
         if (!reported_error)
-            col_log("heapscope: cannot write the profile %s: %s\n", path, strerror(rc));
+            col_log("heapscope: cannot write the profile %s: %s\n", path, col_strerror(rc));
         reported_error = 1;
         return -1;
     }

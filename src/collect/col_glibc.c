@@ -17,11 +17,15 @@
  * it, so every lock stays a lock, and clears only the field of the thread
  * that started the writer when that thread was glibc's only one: then
  * malloc's inside works as it would without heapscope.  That is safe
- * because the writer never calls malloc or free (its allocations, if it
- * ever made one, come from the bootstrap arena: col_hooks_cold.c) and
- * never looks up a symbol (the library is linked -z now), and it stays
- * so: the program's own first pthread_create sets the field again before
- * its thread exists.
+ * because the writer never calls malloc or free (no qsort, no translated
+ * strerror; an allocation it made anyway would come from the bootstrap
+ * arena, col_hooks_cold.c, and be named in the profile) and never looks
+ * up a symbol (the library is linked -z now, and the writer does not call
+ * into libunwind, whose calls are bound lazily: col_unwind.c), which is
+ * what the loader's scope waits are for.  It stays so: the program's own
+ * pthread_create sets the field again (glibc does it once the new thread
+ * runs; the pthread_create hook tells col_heap_add before,
+ * col_hooks_proc.c).
  *
  * Only where both were checked: glibc 2.36 on x86_64, whose control
  * block starts with its own address at 0 and 16, and whose
@@ -38,6 +42,7 @@
 int col_glibc_tcb;
 int col_writer_hidden;
 int col_program_threaded;
+unsigned long col_writer_boot_allocs;
 
 #if defined(__x86_64__)
 static uintptr_t tcb_word(unsigned off)
@@ -67,8 +72,11 @@ void col_glibc_init(void)
 
 int col_glibc_hide_prepare(void)
 {
-    if (!col_config.hide_writer || !col_glibc_tcb || col_glibc_field() != 0)
+    if (!col_config.hide_writer || !col_glibc_tcb || col_glibc_field() != 0) {
+        /* a writer started again once the program has threads is counted */
+        __atomic_store_n(&col_writer_hidden, 0, __ATOMIC_RELEASE);
         return 0;
+    }
     /* from here the writer's allocations go to the bootstrap arena */
     __atomic_store_n(&col_writer_hidden, 1, __ATOMIC_RELEASE);
     return 1;

@@ -20,14 +20,16 @@
  * real allocator is unknown (use the bootstrap arena) or must not be used:
  * on the writer thread while it is kept out of glibc's count of threads,
  * where a call of glibc's malloc could meet the program's thread on
- * paths without atomics (col_glibc.c).  The writer allocates nothing
- * today; this keeps it so. */
+ * paths without atomics (col_glibc.c).  The writer allocates nothing;
+ * should it ever, the flush names the count (col_writer_boot_allocs). */
 static int cold_mode(void)
 {
     if (col_state == COL_UNINIT)
         col_boot_init();
-    if (UT_UNLIKELY(col_tls_writer) && __atomic_load_n(&col_writer_hidden, __ATOMIC_ACQUIRE))
+    if (UT_UNLIKELY(col_tls_writer) && __atomic_load_n(&col_writer_hidden, __ATOMIC_ACQUIRE)) {
+        __atomic_add_fetch(&col_writer_boot_allocs, 1, __ATOMIC_RELAXED);
         return -1;
+    }
     if (col_state == COL_READY && !col_inside())
         return 1;
     return col_real.malloc ? 0 : -1;

@@ -60,6 +60,8 @@ typedef struct col_config {
     int fault_backoff;     /* HEAPSCOPE_FAULT_BACKOFF (tests): every wait for a
                               table's lock backs off, as a thread trailing
                               another through new stacks does (col_idtab.c) */
+    int fault_writer_alloc; /* HEAPSCOPE_FAULT_WRITER_ALLOC (tests): the writer
+                              thread calls malloc and free after each flush */
 } col_config_t;
 
 extern col_config_t col_config;
@@ -511,6 +513,7 @@ extern const char *col_single_threaded;
 extern int col_glibc_tcb;     /* glibc 2.36, x86_64: the thread flag below is checked */
 extern int col_writer_hidden; /* the writer thread is kept out of it (col_glibc.c) */
 extern int col_program_threaded; /* the program called pthread_create (col_hooks_proc.c) */
+extern unsigned long col_writer_boot_allocs; /* calls of the malloc family by the hidden writer */
 void col_glibc_init(void);
 /* Before and after the writer's pthread_create: keep the writer out of
  * the starting thread's flag if glibc counts that thread alone. */
@@ -544,8 +547,7 @@ UT_INLINE int col_glibc_alone(void)
 }
 
 /* Adds d to the published live bytes; returns the new value.  While the
- * program has a single thread (col_glibc_alone: glibc's flags change
- * before a second one exists), nothing but this thread and its signal
+ * program has a single thread (col_glibc_alone), nothing but this thread and its signal
  * handlers writes the counter, and one add without the lock prefix is
  * enough: an interrupt comes between instructions, not inside one.  That
  * keeps a lone thread's exact publication at every event off the ~20
@@ -1132,6 +1134,7 @@ void col_output_reset_child(void);
 
 void col_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void col_message_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *col_strerror(int e); /* untranslated, allocates nothing */
 const char *col_message_get(size_t i);
 size_t col_message_count(void);
 

@@ -34,6 +34,15 @@ void col_log(const char *fmt, ...)
     (void)w;
 }
 
+/* strerror(e) without translation: a translated one may allocate and
+ * load a module (dcgettext), which the writer thread never does
+ * (col_glibc.c). */
+const char *col_strerror(int e)
+{
+    const char *s = strerrordesc_np(e);
+    return s ? s : "unknown error";
+}
+
 /* Keep a message for the profile (the first MAX_MESSAGES only). */
 void col_message_add(const char *fmt, ...)
 {

@@ -75,10 +75,26 @@ static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static int cmp_range(const void *a, const void *b)
+/* Sort the ranges by start, in place: glibc's qsort allocates a buffer
+ * for more than a few dozen, and the writer thread allocates nothing
+ * (col_glibc.c).  Shell sort, gaps 3h+1: a few thousand ranges at most,
+ * and only when the modules change. */
+static void sort_ranges(uintptr_t (*r)[2], size_t n)
 {
-    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-    return x < y ? -1 : x > y;
+    size_t gap = 1;
+    while (gap < n / 3)
+        gap = 3 * gap + 1;
+    for (; gap > 0; gap /= 3)
+        for (size_t i = gap; i < n; i++) {
+            uintptr_t lo = r[i][0], hi = r[i][1];
+            size_t j = i;
+            for (; j >= gap && r[j - gap][0] > lo; j -= gap) {
+                r[j][0] = r[j - gap][0];
+                r[j][1] = r[j - gap][1];
+            }
+            r[j][0] = lo;
+            r[j][1] = hi;
+        }
 }
 
 static void exec_ranges_rebuild(void)
@@ -88,7 +104,7 @@ static void exec_ranges_rebuild(void)
         return;
     x->n = 0;
     dl_iterate_phdr(add_exec, x);
-    qsort(x->r, x->n, sizeof x->r[0], cmp_range);
+    sort_ranges(x->r, x->n);
     __atomic_store_n(&exec_cur, x, __ATOMIC_RELEASE);
 }
 

@@ -101,7 +101,7 @@ const char *col_output_path(void)
     }
     if (rc <= 0) {
         col_log("heapscope: cannot create the profile %s: %s; no profile will be written\n",
-                path, rc < 0 ? strerror(errno) : "too many profiles with that name");
+                path, rc < 0 ? col_strerror(errno) : "too many profiles with that name");
         state = -1;
         return NULL;
     }

@@ -61,7 +61,6 @@ int col_unwind_init(void)
 }
 
 #ifndef COL_FP_ONLY
-static int libunwind_used; /* heapscope called unw_backtrace */
 
 /* Fork and libunwind: a thread inside unw_backtrace may hold libunwind's
  * cache lock, which would stay locked in a child forked meanwhile, and
@@ -195,14 +194,30 @@ void col_unwind_atfork_child(void)
 #endif
 }
 
+#ifndef COL_FP_ONLY
+/* Module changes libunwind's cache has not been flushed for: counted here,
+ * flushed by the next thread that walks with libunwind, before its walk.
+ * Not by the thread that saw the change, which may be the writer: it
+ * never calls into libunwind, whose calls of the C library are bound
+ * lazily (col_glibc.c). */
+static uint32_t unw_changes, unw_flushed;
+
+static void unw_flush_if_stale(void)
+{
+    uint32_t c = __atomic_load_n(&unw_changes, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&unw_flushed, __ATOMIC_RELAXED) != c) {
+        unw_flush_cache(unw_local_addr_space, 0, 0);
+        __atomic_store_n(&unw_flushed, c, __ATOMIC_RELAXED);
+    }
+}
+#endif
+
 void col_unwind_modules_changed(void)
 {
     if (col_config.unwinder == PF_UNWIND_FP)
         return;
 #ifndef COL_FP_ONLY
-    /* nothing of heapscope's is cached before its first call */
-    if (__atomic_load_n(&libunwind_used, __ATOMIC_RELAXED))
-        unw_flush_cache(unw_local_addr_space, 0, 0);
+    __atomic_add_fetch(&unw_changes, 1, __ATOMIC_RELEASE);
 #endif
     col_dwarf_modules_changed();
 }
@@ -232,16 +247,16 @@ UT_NOINLINE static int libunwind_ips(uintptr_t *ips, int max, unsigned *flags)
     int n = 0; /* never asked: the mode is fp */
     (void)buf;
 #else
-    if (UT_UNLIKELY(!__atomic_load_n(&libunwind_used, __ATOMIC_RELAXED)))
-        __atomic_store_n(&libunwind_used, 1, __ATOMIC_RELAXED);
     /* not once the profile is sealed: libunwind opens files and pipes
      * (col_seccomp.c); the seal is looked at after this thread counts
      * itself in, so that col_unwind_quiesce sees it or it sees the seal */
     int n = 0;
     if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST)) {
         unw_enter();
-        if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST))
+        if (!__atomic_load_n(&col_sealed, __ATOMIC_SEQ_CST)) {
+            unw_flush_if_stale();
             n = unw_backtrace(buf, want);
+        }
         unw_leave();
     }
 #endif

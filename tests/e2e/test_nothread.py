@@ -24,7 +24,11 @@ the program's allocations (hs_nothread.c, col_writer.c).
   every 1 ms: 300 ms of fastbin churn with the loader lock taken by both
   threads, dlopen and dlclose, a fork; then the program's own thread frees
   the main thread's blocks.  Exact counts in the parent's and the child's
-  profiles, the field back to 1 once the program has a thread.
+  profiles, the field back to 1 once the program has a thread, and no
+  call of the malloc family from the writer.  With
+  HEAPSCOPE_FAULT_WRITER_ALLOC=1 the writer makes one after each flush:
+  the bootstrap arena serves it, the profile names it, the counts stay
+  exact.
 """
 import os
 import platform
@@ -87,10 +91,13 @@ def main(t):
          r.stdout)
     t.check_site(t.report(r.out), "kept_site", allocations=10, bytes_allocated=2560, frees=0)
 
-    for mode in ("fp", "dwarf"):
-        out = "hidden-%s.hsp" % mode
+    for mode, fault in (("fp", False), ("dwarf", False), ("fp", True)):
+        out = "hidden-%s%s.hsp" % (mode, "-fault" if fault else "")
+        env = {"HEAPSCOPE_SAMPLE_MS": "1"}
+        if fault:
+            env["HEAPSCOPE_FAULT_WRITER_ALLOC"] = "1"
         r = t.run("hs_nothread", ["hidden", t.prog("hs_plugin")], out=out,
-                  opts=["--unwind", mode, "--interval", "10"], env={"HEAPSCOPE_SAMPLE_MS": "1"})
+                  opts=["--unwind", mode, "--interval", "10"], env=env)
         m = re.match(rb"single 0 tcb (\S+) threads 2\nrounds (\d+)\n"
                      rb"single 0 tcb (\S+) threads 2\n$", r.stdout)
         if not m:
@@ -107,6 +114,11 @@ def main(t):
         t.check_site(p, "cross_site", allocations=10000, frees=10000, bytes_allocated=240000,
                      leaked_bytes=0)
         t.check_consistent(p)
+        said = [w for w in p.summary["warnings"] if "the writer thread called the malloc" in w]
+        if not fault:
+            t.eq(mode + ": the writer's calls of the malloc family", [], said)
+        elif tcb(True) == b"0":
+            t.eq(mode + ": the writer's calls, named once", 1, len(said))
         children = [f for f in os.listdir(t.dir) if f.startswith(out + ".")]
         t.eq(mode + ": the child's profile", 1, len(children))
         c = t.report(os.path.join(t.dir, children[0]))
