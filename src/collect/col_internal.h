@@ -150,8 +150,9 @@ void *col_boot_alloc(size_t size, size_t align); /* bootstrap arena (dlsym) */
 size_t col_boot_size(const void *p);
 
 /* Re-entrancy guard: set while heapscope itself runs on this thread, so
- * that allocations it causes (libunwind, dl_iterate_phdr, stdio in the
- * writer) go straight to the real allocator, unrecorded. */
+ * that allocations it causes (libunwind's, the C library's) go straight
+ * to the real allocator, unrecorded; on the writer thread while it is
+ * kept out of glibc's count, to the bootstrap arena (col_hooks_cold.c). */
 extern _Thread_local int col_tls_guard __attribute__((tls_model("initial-exec")));
 /* Set on heapscope's writer thread (col_writer.c). */
 extern _Thread_local int col_tls_writer __attribute__((tls_model("initial-exec")));
@@ -537,8 +538,8 @@ UT_INLINE unsigned col_glibc_field(void)
  * and its signal handlers runs the program's code: the writer thread, if
  * it is there, does not publish heap bytes.  glibc 2.36 sets the creating
  * thread's field only once the new thread runs; the pthread_create hook
- * says so before (col_hooks_proc.c).  Its global flag is cleared before,
- * but the writer clears it too. */
+ * says so before (col_hooks_proc.c).  glibc's global flag would say so
+ * in time too, but heapscope's writer has cleared it already. */
 UT_INLINE int col_glibc_alone(void)
 {
     if (col_glibc_tcb)
@@ -547,11 +548,11 @@ UT_INLINE int col_glibc_alone(void)
 }
 
 /* Adds d to the published live bytes; returns the new value.  While the
- * program has a single thread (col_glibc_alone), nothing but this thread and its signal
- * handlers writes the counter, and one add without the lock prefix is
- * enough: an interrupt comes between instructions, not inside one.  That
- * keeps a lone thread's exact publication at every event off the ~20
- * cycles of a locked instruction. */
+ * program has a single thread (col_glibc_alone), nothing but this thread
+ * and its signal handlers writes the counter, and one add without the
+ * lock prefix is enough: an interrupt comes between instructions, not
+ * inside one.  That keeps a lone thread's exact publication at every
+ * event off the ~20 cycles of a locked instruction. */
 UT_INLINE int64_t col_heap_add(int64_t d)
 {
 #if defined(__x86_64__)

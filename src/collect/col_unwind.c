@@ -61,7 +61,6 @@ int col_unwind_init(void)
 }
 
 #ifndef COL_FP_ONLY
-
 /* Fork and libunwind: a thread inside unw_backtrace may hold libunwind's
  * cache lock, which would stay locked in a child forked meanwhile, and
  * the child's first walk by libunwind would wait for it for ever.  So a
