@@ -27,9 +27,9 @@
  * runs; the pthread_create hook tells col_heap_add before,
  * col_hooks_proc.c).
  *
- * Only where both were checked: glibc 2.36 on x86_64, whose control
- * block starts with its own address at 0 and 16, and whose
- * pthread_create was seen to turn the field from 0 to 1.  Other glibcs
+ * Only where this was checked: glibc 2.36 on x86_64, whose control block
+ * holds its own address at 0 and 16, and whose pthread_create is seen to
+ * turn the field from 0 to 1.  Other glibcs
  * (2.37 reads the global flag only) keep the writer counted.
  * HEAPSCOPE_HIDE_WRITER=0 turns this off. */
 #define _GNU_SOURCE

@@ -4,10 +4,12 @@
  * it writes the profile.
  *
  * The thread blocks every signal and runs with the re-entrancy guard set,
- * so its own allocations go to the real allocator unrecorded.  The writer
- * lock serialises flushes between this thread, dlopen/dlclose/exec hooks
- * and the final flush at exit.  After fork the child has no writer thread;
- * it is started by the child's next cold check (col_writer_tick).
+ * so its own allocations, if it made any, would go to the real allocator
+ * unrecorded (to the bootstrap arena while it is kept out of glibc's
+ * count, col_glibc.c).  The writer lock serialises flushes between this
+ * thread, dlopen/dlclose/exec hooks and the final flush at exit.  After
+ * fork the child has no writer thread; it is started by the child's next
+ * cold check (col_writer_tick).
  *
  * With HEAPSCOPE_WRITER=0 (`heapscope run --no-thread`) the thread is not
  * started while the program has a single thread.  A second thread, even
