@@ -6,9 +6,10 @@ Wall time is taken when wait4 returns, blocking: a polling loop would add
 up to one sleep to every run, a few percent of the suite's 0.03-0.1 s
 runs.  A run over its time cap is killed by a timer and reported as a
 timeout.  Only when the peak RSS must be polled (a peer whose program
-runs in a child: bench/run's fallback without hs-peakrss) does the run
-poll, every 20 ms."""
-import os, subprocess, tempfile, threading, time
+runs in a child: bench/run's fallback without hs-peakrss; or a peer with
+an RSS cap, whose program is killed when its VmHWM passes the cap) does
+the run poll, every 20 ms."""
+import os, signal, subprocess, tempfile, threading, time
 
 import peakrss as hs_peakrss
 
@@ -18,11 +19,14 @@ GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 class Run:
     """wall, cpu: seconds (None on timeout); rss: peak KiB or None;
     hwm: the polled VmHWM (KiB) of the watched process, or None; status:
-    the exit status (negative: killed by that signal); out: stdout."""
+    the exit status (negative: killed by that signal); out: stdout;
+    over_rss: killed for passing its RSS cap (wall is None then too)."""
 
-    def __init__(self, wall=None, cpu=None, rss=None, hwm=None, status=None, out=""):
+    def __init__(self, wall=None, cpu=None, rss=None, hwm=None, status=None, out="",
+                 over_rss=False):
         self.wall, self.cpu, self.rss, self.hwm, self.status, self.out = \
             wall, cpu, rss, hwm, status, out
+        self.over_rss = over_rss
 
     @property
     def timed_out(self):
@@ -54,12 +58,14 @@ def find_process(exe):
 
 
 def run_once(cmd, env, timeout, cwd, peakrss=None, gnu_time=False, watch_exe=None,
-             capture=False):
+             capture=False, rss_cap=None):
     """Run cmd in cwd.  The peak RSS is hs-peakrss's when peakrss is given
     ((path, exe): the VmHWM at exit of the process running exe), else GNU
     time's %M with gnu_time (when installed), else wait4's ru_maxrss of the
     whole command; watch_exe (without peakrss) also polls the VmHWM of the
-    process running it.  capture: keep stdout (else discarded)."""
+    process running it.  capture: keep stdout (else discarded).  rss_cap
+    ((exe, KiB)): the process running exe is killed when its VmHWM passes
+    KiB, and the run is reported as over_rss."""
     rss_file = os.path.join(cwd, ".maxrss")
     if peakrss:
         cmd = hs_peakrss.wrap(peakrss[0], peakrss[1], rss_file, cmd)
@@ -80,19 +86,27 @@ def run_once(cmd, env, timeout, cwd, peakrss=None, gnu_time=False, watch_exe=Non
     timer = threading.Timer(timeout, kill)
     timer.start()
     hwm = None
+    over_rss = False
+    poll_exe = watch_exe or (rss_cap[0] if rss_cap else None)
     try:
-        if watch_exe:
+        if poll_exe:
             watched = None
             while True:
                 pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     break
                 if watched is None:
-                    watched = find_process(watch_exe)
+                    watched = find_process(poll_exe)
                 if watched is not None:
                     h = vm_hwm_kib(watched)
                     if h is not None:
                         hwm = max(hwm or 0, h)
+                    if rss_cap and h is not None and h > rss_cap[1] and not over_rss:
+                        over_rss = True
+                        try:
+                            os.kill(watched, signal.SIGKILL)
+                        except OSError:
+                            pass
                 time.sleep(0.02)
         else:
             pid, status, ru = os.wait4(proc.pid, 0)
@@ -116,6 +130,8 @@ def run_once(cmd, env, timeout, cwd, peakrss=None, gnu_time=False, watch_exe=Non
             pass
     if os.path.exists(rss_file):
         os.unlink(rss_file)  # not part of the profile's size
-    if killed.is_set():
-        return Run()
+    if killed.is_set() or over_rss:
+        return Run(over_rss=over_rss)
+    if not watch_exe:
+        hwm = None  # polled only for the cap
     return Run(wall, ru.ru_utime + ru.ru_stime, rss, hwm, proc.returncode, text)

@@ -10,7 +10,8 @@
       holds every worker's table at once (ws_hold).
   smoke_test.py runner BUILD          run bench/run in its quickest mode and
       check the CSV's columns and rows, and the targets summary under its
-      table against the CSV.
+      table against the CSV; then with jemalloc and its profilers: each
+      slowdown against its own allocator, and the RSS cap of a peer.
   smoke_test.py targets               bench/targets.py on a CSV whose
       verdicts are known (limits met exactly, a timed-out cell, the
       single-thread cells heaptrack is not compared on), and on bad input.
@@ -158,7 +159,8 @@ def check_runner(build):
             rows = list(csv.reader(f))
         want = ["workload", "threads", "mode", "runs", "timeouts", "median_s", "min_s", "max_s",
                 "slowdown", "cpu_s", "cpu_ratio", "peak_rss_kib", "rss_min_kib", "rss_max_kib",
-                "rss_ratio", "profile_bytes", "ops", "speedup_vs_heaptrack", "speedup_vs_massif"]
+                "rss_ratio", "profile_bytes", "ops", "speedup_vs_heaptrack", "speedup_vs_massif",
+                "slowdown_own", "speedup_vs_jeprof_all", "speedup_vs_gperf_heap"]
         if rows[0] != want:
             fail(f"CSV header {rows[0]}, want {want}")
         recs = [dict(zip(want, row)) for row in rows[1:]]
@@ -189,6 +191,36 @@ def check_runner(build):
             fail(f"targets summary: no fp slowdown line agreeing with {fp} in {r.stdout}")
         # bad input: clear error and non-zero exit
         check_rejected([run, "--build-dir", build, "--workloads", "nosuch"], "nosuch")
+        check_alloc_modes(build, run, d)
+
+
+def check_alloc_modes(build, run, d):
+    """The allocators' profilers: jemalloc's as users run it writes its
+    dump, each slowdown_own is over the same allocator unprofiled, and a
+    peer over --peer-rss-cap is killed and reported as such (jeprof-all
+    gives each of list's 1,000,000 live nodes a 4 KiB page)."""
+    out_csv = os.path.join(d, "a.csv")
+    r = subprocess.run([run, "--build-dir", build, "--workloads", "list", "--threads", "1",
+                        "--repeat", "1", "--modes", "base,fp,jemalloc,jeprof,jeprof-all",
+                        "--peer-rss-cap", "200", "--quiet", "--csv", out_csv],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail(f"bench/run with allocator modes exited {r.returncode}: {r.stdout}{r.stderr}")
+    with open(out_csv) as f:
+        recs = {x["mode"]: x for x in csv.DictReader(f)}
+    if sorted(recs) != ["base", "fp", "jemalloc", "jeprof", "jeprof-all"]:
+        fail(f"allocator modes' CSV rows: {sorted(recs)}")
+    je, prof, fp = recs["jemalloc"], recs["jeprof"], recs["fp"]
+    own = float(prof["median_s"]) / float(je["median_s"])
+    if abs(float(prof["slowdown_own"]) - own) > 0.001 or je["slowdown_own"] != "1.0000" \
+            or fp["slowdown_own"] != fp["slowdown"] or int(prof["profile_bytes"]) <= 0 \
+            or je["profile_bytes"] != "0" or prof["ops"] != "1000000":
+        fail(f"allocator modes' CSV: jemalloc {je}, jeprof {prof}, fp {fp}")
+    capped = recs["jeprof-all"]
+    if capped["timeouts"] != "1" or capped["median_s"] != "" or fp["speedup_vs_jeprof_all"] != "timeout":
+        fail(f"jeprof-all over the RSS cap: {capped}, fp {fp}")
+    if not re.search(r"^list +1 +jeprof-all +RSS cap ", r.stdout, re.M) or "own alloc" not in r.stdout:
+        fail(f"table lacks the RSS cap or the own-allocator column: {r.stdout}")
 
 
 TARGETS_CSV = """workload,threads,mode,runs,timeouts,median_s,min_s,max_s,slowdown,cpu_s,cpu_ratio,peak_rss_kib,rss_min_kib,rss_max_kib,rss_ratio,profile_bytes,ops,speedup_vs_heaptrack,speedup_vs_massif
