@@ -26,6 +26,9 @@
       padding) and check their result lines, usage errors, the exact
       allocations, frees and bytes heapscope records of one, and
       bench/replace/run's table and CSV.
+  smoke_test.py sampled BUILD         run bench/sampled/run twice and check
+      heapscope's leaks of a program with known leaks, exact in both runs,
+      and that jemalloc's sampled dumps were read.
 No timing is asserted: this machine is small and shared."""
 import csv, json, math, os, re, subprocess, sys, tempfile
 
@@ -417,6 +420,37 @@ def check_replace(build):
         check_rejected([run, "--build-dir", build, "--modes", "nosuch"], "nosuch")
 
 
+def check_sampled(build):
+    """bench/sampled/run: heapscope's leaks of hs-sampled-leaks are the
+    true ones in every run; jemalloc's sampled dump is read (its 1 MiB
+    blocks are each sampled with probability 1 - e^-2: all 8 missed in a
+    run has odds of 1e-7)."""
+    run = os.path.join(HERE, "..", "sampled", "run")
+    with tempfile.TemporaryDirectory() as d:
+        out_csv = os.path.join(d, "s.csv")
+        r = subprocess.run([run, "--build-dir", build, "--runs", "2", "--csv", out_csv],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            fail(f"bench/sampled/run exited {r.returncode}: {r.stdout}{r.stderr}")
+        with open(out_csv) as f:
+            recs = {x["site"]: x for x in csv.DictReader(f)}
+        want = {"tiny_leak": (100, 4800), "small_leak": (10000, 800000),
+                "big_leak": (8, 8388608), "churn": (0, 0)}
+        if sorted(recs) != sorted(want):
+            fail(f"bench/sampled/run sites {sorted(recs)}")
+        for site, (blocks, nbytes) in want.items():
+            x = recs[site]
+            if (int(x["true_blocks"]), int(x["true_bytes"])) != (blocks, nbytes) or \
+                    float(x["heapscope_bytes"]) != nbytes or x["exact"] != "2" or x["runs"] != "2":
+                fail(f"bench/sampled/run {site}: {x}")
+        if recs["big_leak"]["jemalloc_seen"] != "2" or not float(recs["big_leak"]["jemalloc_median"]) > 0 \
+                or float(recs["churn"]["jemalloc_median"]) != 0:
+            fail(f"bench/sampled/run jemalloc columns: {recs}")
+        if not re.search(r"^big_leak +8 +8,388,608 +8,388,608 +2/2 +2/2 ", r.stdout, re.M):
+            fail(f"bench/sampled/run table: {r.stdout}")
+        check_rejected([run, "--build-dir", build, "--runs", "0"], "--runs")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
         check_workload(sys.argv[2], sys.argv[3])
@@ -430,9 +464,11 @@ def main():
         check_floor(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "replace":
         check_replace(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "sampled":
+        check_sampled(sys.argv[2])
     else:
         fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | targets | overhead BUILD"
-             " | floor BUILD | replace BUILD")
+             " | floor BUILD | replace BUILD | sampled BUILD")
     print("ok")
 
 
