@@ -1,8 +1,9 @@
 """benchopts.py - what the benchmark scripts (bench/run, bench/overhead,
-bench/floor/run, bench/replace/run) share besides timing a run
-(measure.py): their comma-separated list options, the order of the modes
-in a repetition, and how a script runs heapscope preloaded directly,
-without `heapscope run`."""
+bench/floor/run, bench/replace/run, bench/sampled/run) share besides
+timing a run (measure.py): their comma-separated list options, the order
+of the modes in a repetition, how a script runs heapscope preloaded
+directly, without `heapscope run`, and how it finds and configures the
+other allocators' libraries and jemalloc's profiler."""
 import argparse
 import os
 
@@ -56,3 +57,22 @@ def preload_env(env, lib, mode, out):
     env.update(LD_PRELOAD=lib, HEAPSCOPE_UNWIND=mode, HEAPSCOPE_QUIET="1",
                HEAPSCOPE_OUTPUT=os.path.join(out, "p.hsp"))
     return env
+
+
+LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
+
+
+def system_lib(name):
+    """The path of an installed library (libjemalloc.so.2, ...), or None."""
+    for d in LIB_DIRS:
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return None
+
+
+def jeprof_conf(prefix, lg_sample=None):
+    """jemalloc's MALLOC_CONF for its heap profiler, dumping at exit to
+    prefix.PID.0.f.heap; lg_sample: lg_prof_sample (None: jemalloc's
+    default, 19, one sample per 512 KiB allocated on average)."""
+    rate = "" if lg_sample is None else f"lg_prof_sample:{lg_sample},"
+    return f"prof:true,{rate}prof_final:true,prof_prefix:{prefix}"
