@@ -218,6 +218,7 @@ void col_config_load(void)
     c->fault_count_maps = env_long("HEAPSCOPE_FAULT_COUNT_MAPS", 0, 0, 1) != 0;
     c->fault_backoff = env_long("HEAPSCOPE_FAULT_BACKOFF", 0, 0, 1) != 0;
     c->fault_writer_alloc = env_long("HEAPSCOPE_FAULT_WRITER_ALLOC", 0, 0, 1) != 0;
+    c->fault_slow_reads = env_long("HEAPSCOPE_FAULT_SLOW_READS", 0, 0, 1) != 0;
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
     output_pattern(c, c->output_explicit ? o : PF_DEFAULT_OUTPUT);

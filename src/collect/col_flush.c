@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect/col_internal.h"
@@ -114,6 +115,47 @@ typedef struct totals {
     uint64_t unknown_frees, lost, overwrites, events, untracked;
 } totals_t;
 
+/* HEAPSCOPE_FAULT_SLOW_READS: the flush sleeps 20 us between two reads
+ * of one site's counters, as when it loses the CPU there (tests). */
+static void slow_read(void)
+{
+    if (UT_UNLIKELY(col_config.fault_slow_reads)) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+typedef struct counts {
+    uint64_t allocs, bytes, frees, bytes_freed, temporary;
+} counts_t;
+
+/* One thread's counters of one site, read while that thread may change
+ * them.  Its own allocation of a block is counted before its own free of
+ * it, so the frees are read first: what is read never has a free of this
+ * thread's without the allocation.  Then the frees are read again: if
+ * they did not change, the allocations read between are this thread's at
+ * one moment (a thread that allocates and frees one block at a time shows
+ * it live or not, never -1 or +2); a few tries nearly always find one. */
+static void read_counts(const col_count_t *e, const col_count_cold_t *c, int counted,
+                        uint64_t key, counts_t *r)
+{
+    uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
+    for (int tries = 1;; tries++) {
+        r->frees = frees;
+        /* the cold part only where the owner writes it: a read first
+         * would map the zero page there (see UT_WRITE_FIRST) */
+        r->bytes_freed = counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_ACQUIRE) : frees * key;
+        r->temporary = __atomic_load_n(&e->temporary, __ATOMIC_ACQUIRE);
+        slow_read();
+        r->allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
+        r->bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_ACQUIRE) : r->allocs * key;
+        slow_read();
+        frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
+        if (frees == r->frees || tries == 4)
+            return;
+    }
+}
+
 /* Add thread t's counters of leaf l's sites, up to site last, to m
  * (indexed by the site's place in the leaf).  A counter whose peak_gen is
  * the current generation holds its share of the peak in peak_*; any other
@@ -132,20 +174,15 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
         if (site > last)
             return;
         col_count_t *e = &leaf[i];
-        uint64_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_RELAXED);
-        uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_RELAXED);
-        if (!allocs && !frees)
+        if (!__atomic_load_n(&e->allocs, __ATOMIC_RELAXED) &&
+            !__atomic_load_n(&e->frees, __ATOMIC_RELAXED))
             continue;
-        uint64_t temporary = __atomic_load_n(&e->temporary, __ATOMIC_RELAXED);
-        /* the cold part only where the owner writes it: a read first
-         * would map the zero page there (see UT_WRITE_FIRST) */
         col_count_cold_t *c = col_count_cold(e);
         uint64_t key = col_sites[site].key;
         int counted = col_site_counts_bytes(site, key);
-        uint64_t bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) : allocs * key;
-        uint64_t bytes_freed =
-            counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_RELAXED) : frees * key;
-        int64_t pk = (int64_t)(allocs - frees), pb = (int64_t)(bytes - bytes_freed);
+        counts_t r;
+        read_counts(e, c, counted, key, &r);
+        int64_t pk = (int64_t)(r.allocs - r.frees), pb = (int64_t)(r.bytes - r.bytes_freed);
         if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
             /* saved before the live values above changed */
             int32_t hot = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
@@ -153,13 +190,46 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
             pb = counted ? __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED) : pk * (int64_t)key;
         }
         merged_t *d = &m[i];
-        d->allocs += allocs;
-        d->bytes += bytes;
-        d->frees += frees;
-        d->bytes_freed += bytes_freed;
-        d->temporary += temporary;
+        d->allocs += r.allocs;
+        d->bytes += r.bytes;
+        d->frees += r.frees;
+        d->bytes_freed += r.bytes_freed;
+        d->temporary += r.temporary;
         d->peak_blocks += pk;
         d->peak_bytes += pb;
+    }
+}
+
+/* The threads are read one after another, so a block allocated on one
+ * already read and freed on one read later has its free counted and not
+ * its allocation.  A site of leaf l left with more frees than allocations
+ * (or bytes) has its allocations read again from every thread: every free
+ * was counted after its allocation, and every thread's frees have been
+ * read by now, so this time the allocations cover them. */
+static void recount_allocs(merged_t *m, uint32_t l, uint32_t used)
+{
+    for (uint32_t i = 0; i < used; i++) {
+        merged_t *d = &m[i];
+        if (d->allocs >= d->frees && d->bytes >= d->bytes_freed)
+            continue;
+        uint32_t site = (l << COL_COUNT_LEAF_BITS) | i;
+        uint64_t key = col_sites[site].key;
+        int counted = col_site_counts_bytes(site, key);
+        uint64_t allocs = 0, bytes = 0;
+        for (col_thread_t *t = col_thread_all(); t; t = t->next) {
+            if (l >= __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE))
+                continue;
+            col_count_t *leaf = __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
+            if (!leaf)
+                continue;
+            uint64_t a = __atomic_load_n(&leaf[i].allocs, __ATOMIC_ACQUIRE);
+            allocs += a;
+            bytes += !a ? 0
+                     : counted ? __atomic_load_n(&col_count_cold(&leaf[i])->bytes, __ATOMIC_ACQUIRE)
+                               : a * key;
+        }
+        d->allocs = allocs;
+        d->bytes = bytes;
     }
 }
 
@@ -330,6 +400,7 @@ static void write_counters(pf_out_t *o, pf_buf_t *b, uint32_t last, uint64_t now
         memset(merged, 0, used * sizeof merged[0]);
         for (col_thread_t *t = col_thread_all(); t; t = t->next)
             merge_thread(merged, l, last, gen, t);
+        recount_allocs(merged, l, used);
         uint32_t first = l ? 0 : 1, n = 0; /* site 0 is no site */
         for (uint32_t i = first; i < used; i++)
             n += merged[i].allocs || merged[i].frees;

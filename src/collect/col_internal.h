@@ -62,6 +62,9 @@ typedef struct col_config {
                               another through new stacks does (col_idtab.c) */
     int fault_writer_alloc; /* HEAPSCOPE_FAULT_WRITER_ALLOC (tests): the writer
                               thread calls malloc and free after each flush */
+    int fault_slow_reads;  /* HEAPSCOPE_FAULT_SLOW_READS (tests): a flush waits
+                              20 us between its reads of a site's counters,
+                              as a flush that loses the CPU there does */
 } col_config_t;
 
 extern col_config_t col_config;

@@ -54,10 +54,13 @@ uint64_t col_sample_take(void)
     s.rss = read_rss();
     if (s.rss > rss_peak)
         rss_peak = s.rss;
-    for (col_thread_t *t = col_thread_all(); t; t = t->next) {
-        s.allocs += __atomic_load_n(&t->n_allocs, __ATOMIC_RELAXED);
-        s.frees += __atomic_load_n(&t->n_frees, __ATOMIC_RELAXED);
-    }
+    /* every thread's frees before any thread's allocations, so that a
+     * block whose free is counted has its allocation counted too, on
+     * whichever thread (as col_flush.c's recount_allocs) */
+    for (col_thread_t *t = col_thread_all(); t; t = t->next)
+        s.frees += __atomic_load_n(&t->n_frees, __ATOMIC_ACQUIRE);
+    for (col_thread_t *t = col_thread_all(); t; t = t->next)
+        s.allocs += __atomic_load_n(&t->n_allocs, __ATOMIC_ACQUIRE);
     uint64_t events = s.allocs + s.frees;
     if (++skipped < stride)
         return events;
