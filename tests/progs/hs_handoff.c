@@ -4,9 +4,11 @@
  * allocation (tests/e2e/test_handoff.py).
  *
  * hs_handoff MS:
- *   a second thread, for MS milliseconds: handoff_site: malloc(48), put
- *   in a one-block mailbox that the main thread empties and frees; then
- *   churn_site: malloc(24) + free on the second thread itself.  (The
+ *   a second thread, for MS milliseconds and at least 20,000 times:
+ *   handoff_site: malloc(48), put in a one-block mailbox that the main
+ *   thread empties and frees; then churn_site: malloc(24) + free on the
+ *   second thread itself.  A thread that waits for the other yields the
+ *   CPU now and then, so that the two move on when they share one.  (The
  *   allocating thread is the newer one, which heapscope reads first.)
  *   So at any moment handoff_site has at most 3 blocks live (one being
  *   made, one in the mailbox, one being freed) and churn_site at most 1.
@@ -14,6 +16,7 @@
  *   the profile on disk is the last one written while both threads ran. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -48,14 +51,21 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A wait's k-th turn: after every 64 turns, yield. */
+static void waited(unsigned k)
+{
+    if (k % 64 == 63)
+        sched_yield();
+}
+
 static void *producer(void *arg)
 {
     uint64_t n = 0;
-    for (uint64_t end = now_ms() + *(uint64_t *)arg; now_ms() < end;) {
+    for (uint64_t end = now_ms() + *(uint64_t *)arg; n < 20000 || now_ms() < end;) {
         for (int i = 0; i < 100; i++, n++) {
             void *p = handoff_site();
-            while (__atomic_load_n(&mailbox, __ATOMIC_ACQUIRE))
-                ;
+            for (unsigned k = 0; __atomic_load_n(&mailbox, __ATOMIC_ACQUIRE); k++)
+                waited(k);
             __atomic_store_n(&mailbox, p, __ATOMIC_RELEASE);
             churn_site();
         }
@@ -73,12 +83,16 @@ int main(int argc, char **argv)
     pthread_t th;
     if (pthread_create(&th, NULL, producer, &ms))
         hs_fail("pthread_create");
-    for (;;) {
+    for (unsigned k = 0;; k++) {
         void *p = __atomic_exchange_n(&mailbox, NULL, __ATOMIC_ACQUIRE);
-        if (p)
+        if (p) {
             free(p);
-        else if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+            k = 0;
+        } else if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
             break;
+        } else {
+            waited(k);
+        }
     }
     hs_puts(1, "handoffs ");
     hs_put_u64(1, handoffs);
