@@ -10,8 +10,9 @@
       holds every worker's table at once (ws_hold).
   smoke_test.py runner BUILD          run bench/run in its quickest mode and
       check the CSV's columns and rows, and the targets summary under its
-      table against the CSV; then with jemalloc and its profilers: each
-      slowdown against its own allocator, and the RSS cap of a peer.
+      table against the CSV; then with jemalloc, its profilers and
+      heapscope on it: each slowdown against its own allocator, and the
+      RSS cap of a peer.
   smoke_test.py targets               bench/targets.py on a CSV whose
       verdicts are known (limits met exactly, a timed-out cell, the
       single-thread cells heaptrack is not compared on), and on bad input.
@@ -199,32 +200,39 @@ def check_runner(build):
 
 def check_alloc_modes(build, run, d):
     """The allocators' profilers: jemalloc's as users run it writes its
-    dump, each slowdown_own is over the same allocator unprofiled, and a
-    peer over --peer-rss-cap is killed and reported as such (jeprof-all
-    gives each of list's 1,000,000 live nodes a 4 KiB page)."""
+    dump, heapscope on jemalloc writes its profile, each slowdown_own is
+    over the same allocator unprofiled, and a peer over --peer-rss-cap is
+    killed and reported as such (jeprof-all gives each of list's 1,000,000
+    live nodes a 4 KiB page)."""
     out_csv = os.path.join(d, "a.csv")
     r = subprocess.run([run, "--build-dir", build, "--workloads", "list", "--threads", "1",
-                        "--repeat", "1", "--modes", "base,fp,jemalloc,jeprof,jeprof-all",
+                        "--repeat", "1", "--modes", "base,fp,jemalloc,jeprof,jeprof-all,hs-jemalloc",
                         "--peer-rss-cap", "200", "--quiet", "--csv", out_csv],
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         fail(f"bench/run with allocator modes exited {r.returncode}: {r.stdout}{r.stderr}")
     with open(out_csv) as f:
         recs = {x["mode"]: x for x in csv.DictReader(f)}
-    if sorted(recs) != ["base", "fp", "jemalloc", "jeprof", "jeprof-all"]:
+    if sorted(recs) != ["base", "fp", "hs-jemalloc", "jemalloc", "jeprof", "jeprof-all"]:
         fail(f"allocator modes' CSV rows: {sorted(recs)}")
-    je, prof, fp = recs["jemalloc"], recs["jeprof"], recs["fp"]
-    # the CSV rounds medians to 4 decimals (0.00005 s each way), so the
-    # ratio of the rounded ones is off by up to that much relatively
-    pm, jm = float(prof["median_s"]), float(je["median_s"])
-    own, slack = pm / jm, pm / jm * (0.0001 / pm + 0.0001 / jm) + 0.0001
-    if abs(float(prof["slowdown_own"]) - own) > slack or je["slowdown_own"] != "1.0000" \
-            or fp["slowdown_own"] != fp["slowdown"] or int(prof["profile_bytes"]) <= 0 \
-            or je["profile_bytes"] != "0" or prof["ops"] != "1000000":
-        fail(f"allocator modes' CSV: jemalloc {je}, jeprof {prof}, fp {fp}")
-    capped = recs["jeprof-all"]
-    if capped["timeouts"] != "1" or capped["median_s"] != "" or fp["speedup_vs_jeprof_all"] != "timeout":
-        fail(f"jeprof-all over the RSS cap: {capped}, fp {fp}")
+    je, fp = recs["jemalloc"], recs["fp"]
+    jm = float(je["median_s"])
+    for m in ("jeprof", "hs-jemalloc"):
+        prof = recs[m]
+        # the CSV rounds medians to 4 decimals (0.00005 s each way), so the
+        # ratio of the rounded ones is off by up to that much relatively
+        pm = float(prof["median_s"])
+        own, slack = pm / jm, pm / jm * (0.0001 / pm + 0.0001 / jm) + 0.0001
+        if abs(float(prof["slowdown_own"]) - own) > slack or int(prof["profile_bytes"]) <= 0 \
+                or prof["ops"] != "1000000":
+            fail(f"allocator modes' CSV: jemalloc {je}, {m} {prof}")
+    if je["slowdown_own"] != "1.0000" or fp["slowdown_own"] != fp["slowdown"] \
+            or je["profile_bytes"] != "0":
+        fail(f"allocator modes' CSV: jemalloc {je}, fp {fp}")
+    capped, hsje = recs["jeprof-all"], recs["hs-jemalloc"]
+    if capped["timeouts"] != "1" or capped["median_s"] != "" or fp["speedup_vs_jeprof_all"] != "timeout" \
+            or hsje["speedup_vs_jeprof_all"] != "timeout":
+        fail(f"jeprof-all over the RSS cap: {capped}, fp {fp}, hs-jemalloc {hsje}")
     if not re.search(r"^list +1 +jeprof-all +RSS cap ", r.stdout, re.M) or "own alloc" not in r.stdout:
         fail(f"table lacks the RSS cap or the own-allocator column: {r.stdout}")
 
