@@ -19,8 +19,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "hsclock.h"
 #include "hsprog.h"
 
 static void *mailbox;
@@ -44,13 +44,6 @@ HS_SITE static void churn_site(void)
     free(p);
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* A wait's k-th turn: after every 64 turns, yield. */
 static void waited(unsigned k)
 {
@@ -61,7 +54,7 @@ static void waited(unsigned k)
 static void *producer(void *arg)
 {
     uint64_t n = 0;
-    for (uint64_t end = now_ms() + *(uint64_t *)arg; n < 20000 || now_ms() < end;) {
+    for (uint64_t end = hs_now_ms() + *(uint64_t *)arg; n < 20000 || hs_now_ms() < end;) {
         for (int i = 0; i < 100; i++, n++) {
             void *p = handoff_site();
             for (unsigned k = 0; __atomic_load_n(&mailbox, __ATOMIC_ACQUIRE); k++)

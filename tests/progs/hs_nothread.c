@@ -38,8 +38,8 @@
 #if defined(__x86_64__)
 #include <gnu/libc-version.h>
 #endif
-#include <time.h>
 
+#include "hsclock.h"
 #include "hsprog.h"
 
 HS_SITE static void kept_site(void **out)
@@ -56,13 +56,6 @@ HS_SITE static void churn_site(void)
         hs_fail("malloc");
     hs_escape(p);
     free(p);
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* The Threads: count of /proc/self/status, read without allocating. */
@@ -165,7 +158,7 @@ static void *free_all(void *arg)
 static int hidden(const char *plugin)
 {
     uint64_t rounds = 0;
-    for (uint64_t end = now_ms() + 300; now_ms() < end; rounds++) {
+    for (uint64_t end = hs_now_ms() + 300; hs_now_ms() < end; rounds++) {
         round_once();
         if (rounds % 64 == 0) {
             void *h = dlopen(plugin, RTLD_NOW);
@@ -207,7 +200,7 @@ int main(int argc, char **argv)
         void *kept[10];
         kept_site(kept);
         hs_escape(kept);
-        for (uint64_t end = now_ms() + 300; now_ms() < end;)
+        for (uint64_t end = hs_now_ms() + 300; hs_now_ms() < end;)
             for (int i = 0; i < 1000; i++)
                 churn_site();
         report();
