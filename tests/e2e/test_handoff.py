@@ -13,9 +13,9 @@ there does: the threads run on meanwhile, so no flush sees them at one
 moment, and only the first rule is asked.  (Before col_flush.c's
 read_counts and recount_allocs, which read a thread's frees before its
 allocations and the allocations of every thread again where the sum
-fell short, these runs showed churn_site with 73-142 frees more than
-allocations and handoff_site with 498-8,791 more; CI once saw churn_site
-one free ahead in e2e_nothread without the knob.)"""
+fell short, five such runs showed churn_site with 45-142 frees more
+than allocations and handoff_site with 170-8,791 more; CI once saw
+churn_site one free ahead in e2e_nothread without the knob.)"""
 import os
 import re
 import hstest
