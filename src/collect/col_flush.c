@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,8 +121,10 @@ typedef struct totals {
 static void slow_read(void)
 {
     if (UT_UNLIKELY(col_config.fault_slow_reads)) {
+        /* the system call itself: glibc's nanosleep is a cancellation
+         * point, and the flush may run on a program thread */
         struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
+        syscall(SYS_nanosleep, &ts, NULL);
     }
 }
 
@@ -130,28 +133,32 @@ typedef struct counts {
 } counts_t;
 
 /* One thread's counters of one site, read while that thread may change
- * them.  Its own allocation of a block is counted before its own free of
- * it, so the frees are read first: what is read never has a free of this
- * thread's without the allocation.  Then the frees are read again: if
- * they did not change, the allocations read between are this thread's at
- * one moment (a thread that allocates and frees one block at a time shows
- * it live or not, never -1 or +2); a few tries nearly always find one. */
+ * them.  A block's allocation is counted before its free, and the frees
+ * (and bytes freed) with release stores (UT_BUMP_RELEASE), so the frees
+ * are read first: the allocations read after them include those of every
+ * block whose free they include, on this thread or another.  Then the
+ * frees are read again: if they did not change, the allocations read
+ * between are this thread's at one moment (a thread that allocates and
+ * frees one block at a time shows it live or not, never -1 or +2); a few
+ * tries nearly always find one, and else the allocations may include
+ * blocks allocated meanwhile.  The temporary allocations, counted after
+ * the free, are read before the frees.  (Acquire loads throughout, so
+ * that the reads happen in this order: plain loads on x86-64.) */
 static void read_counts(const col_count_t *e, const col_count_cold_t *c, int counted,
                         uint64_t key, counts_t *r)
 {
-    uint64_t frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
     for (int tries = 1;; tries++) {
-        r->frees = frees;
+        r->temporary = __atomic_load_n(&e->temporary, __ATOMIC_ACQUIRE);
+        r->frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
         /* the cold part only where the owner writes it: a read first
          * would map the zero page there (see UT_WRITE_FIRST) */
-        r->bytes_freed = counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_ACQUIRE) : frees * key;
-        r->temporary = __atomic_load_n(&e->temporary, __ATOMIC_ACQUIRE);
+        r->bytes_freed = counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_ACQUIRE)
+                                 : r->frees * key;
         slow_read();
         r->allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
         r->bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_ACQUIRE) : r->allocs * key;
         slow_read();
-        frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
-        if (frees == r->frees || tries == 4)
+        if (__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) == r->frees || tries == 4)
             return;
     }
 }

@@ -540,5 +540,5 @@ UT_COLD void col_record_save_peak(col_count_t *e, uint32_t gen, int counted)
 UT_NOINLINE void col_record_big_bytes(uint64_t *counter, uint64_t size)
 {
     UT_WRITE_FIRST(*counter);
-    UT_BUMP(*counter, size);
+    UT_BUMP_RELEASE(*counter, size); /* bytes_freed: see col_flush.c's read_counts */
 }

@@ -129,7 +129,7 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, ui
     col_count_t *e = col_thread_count(t, v >> COL_TAG_BITS);
     if (UT_LIKELY(e != NULL)) {
         col_peak_check(e, !col_tag_exact(v));
-        UT_BUMP(e->frees, 1);
+        UT_BUMP_RELEASE(e->frees, 1);
         if (UT_UNLIKELY(!col_tag_exact(v)))
             col_record_big_bytes(&col_count_cold(e)->bytes_freed, size);
         if (ptr == t->last_alloc) {
@@ -139,7 +139,7 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, ui
     } else {
         UT_BUMP(t->n_lost, 1);
     }
-    UT_BUMP(t->n_frees, 1);
+    UT_BUMP_RELEASE(t->n_frees, 1);
     t->pending -= (int64_t)size;
     if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
@@ -258,12 +258,12 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         pending = 0;
     }
     __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);
-    UT_BUMP(e->frees, 1);
+    UT_BUMP_RELEASE(e->frees, 1);
     if (ptr == t->last_alloc) {
         UT_BUMP(e->temporary, 1);
         t->last_alloc = NULL;
     }
-    UT_BUMP(t->n_frees, 1);
+    UT_BUMP_RELEASE(t->n_frees, 1);
     t->pending = pending;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     col_tls_fast = t;

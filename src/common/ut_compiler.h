@@ -13,6 +13,12 @@
  * with __atomic_load_n: a relaxed atomic store, the same code as `x += d`
  * on x86-64, but a race no reader can tear and ThreadSanitizer accepts. */
 #define UT_BUMP(x, d) __atomic_store_n(&(x), (x) + (d), __ATOMIC_RELAXED)
+/* The same for a counter whose reader, loading it with acquire, must also
+ * see everything counted before it (a free's count after its block's
+ * allocation, on whichever thread: col_flush.c's read_counts).  The same
+ * plain store on x86-64; it only keeps the compiler from sinking earlier
+ * stores below it. */
+#define UT_BUMP_RELEASE(x, d) __atomic_store_n(&(x), (x) + (d), __ATOMIC_RELEASE)
 /* Make this thread's access to x a write before anything reads it: a
  * one-instruction read-modify-write that changes nothing.  The first
  * access to a fresh anonymous page decides what the kernel maps: a read

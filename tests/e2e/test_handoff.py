@@ -15,7 +15,11 @@ read_counts and recount_allocs, which read a thread's frees before its
 allocations and the allocations of every thread again where the sum
 fell short, five such runs showed churn_site with 45-142 frees more
 than allocations and handoff_site with 170-8,791 more; CI once saw
-churn_site one free ahead in e2e_nothread without the knob.)"""
+churn_site one free ahead in e2e_nothread without the knob.)  The slow
+runs check recount_allocs: without it every one fails.  read_counts'
+reads of one thread at one moment are checked only by churn_site's 0 or
+1 live in the runs without the knob, which catch a fault there by
+chance, as that CI run did."""
 import os
 import re
 import hstest
