@@ -163,6 +163,15 @@ static void read_counts(const col_count_t *e, const col_count_cold_t *c, int cou
     }
 }
 
+/* Thread t's counter leaf l, as another thread reads it: NULL if t has
+ * not mapped it (yet). */
+static col_count_t *leaf_of(col_thread_t *t, uint32_t l)
+{
+    if (l >= __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE))
+        return NULL;
+    return __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
+}
+
 /* Add thread t's counters of leaf l's sites, up to site last, to m
  * (indexed by the site's place in the leaf).  A counter whose peak_gen is
  * the current generation holds its share of the peak in peak_*; any other
@@ -171,9 +180,7 @@ static void read_counts(const col_count_t *e, const col_count_cold_t *c, int cou
  * and then publishes peak_gen before it changes the live values). */
 static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, col_thread_t *t)
 {
-    if (l >= __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE))
-        return;
-    col_count_t *leaf = __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
+    col_count_t *leaf = leaf_of(t, l);
     if (!leaf)
         return;
     for (uint32_t i = 0; i < COL_COUNT_LEAF; i++) {
@@ -224,9 +231,7 @@ static void recount_allocs(merged_t *m, uint32_t l, uint32_t used)
         int counted = col_site_counts_bytes(site, key);
         uint64_t allocs = 0, bytes = 0;
         for (col_thread_t *t = col_thread_all(); t; t = t->next) {
-            if (l >= __atomic_load_n(&t->cnt_leaves, __ATOMIC_ACQUIRE))
-                continue;
-            col_count_t *leaf = __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
+            col_count_t *leaf = leaf_of(t, l);
             if (!leaf)
                 continue;
             uint64_t a = __atomic_load_n(&leaf[i].allocs, __ATOMIC_ACQUIRE);
