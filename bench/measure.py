@@ -45,12 +45,36 @@ def vm_hwm_kib(pid):
     return None
 
 
-def find_process(exe):
-    """PID of a running process whose executable is exe, or None."""
+def parent_of(pid):
+    """The parent PID of pid, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # the command name, in parentheses, may hold spaces
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def descends_from(pid, root):
+    """Is pid root or one of root's descendants?"""
+    for _ in range(32):
+        if pid == root:
+            return True
+        pid = parent_of(pid)
+        if not pid:
+            return False
+    return False
+
+
+def find_process(exe, root=None):
+    """PID of a running process whose executable is exe, or None; with root,
+    only among root and its descendants (other commands, such as a test
+    run beside this one, may run the same executable)."""
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
-                if os.readlink(f"/proc/{d}/exe") == exe:
+                if os.readlink(f"/proc/{d}/exe") == exe and \
+                        (root is None or descends_from(int(d), root)):
                     return int(d)
             except OSError:
                 continue
@@ -96,9 +120,11 @@ def run_once(cmd, env, timeout, cwd, peakrss=None, gnu_time=False, watch_exe=Non
                 if pid:
                     break
                 if watched is None:
-                    watched = find_process(poll_exe)
+                    watched = find_process(poll_exe, proc.pid)
                 if watched is not None:
                     h = vm_hwm_kib(watched)
+                    if h is None:
+                        watched = None  # gone (an exec'd wrapper): look again
                     if h is not None:
                         hwm = max(hwm or 0, h)
                     if rss_cap and h is not None and h > rss_cap[1] and not over_rss:
