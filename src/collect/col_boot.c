@@ -209,6 +209,7 @@ static void boot_once(void)
     col_writer_lock();
     col_modules_scan();
     col_modules_self_range(&col_proc.self_lo, &col_proc.self_hi);
+    col_ext_check();
     col_writer_unlock();
     col_heap.slack = 0;
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

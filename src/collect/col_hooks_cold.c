@@ -22,7 +22,7 @@
  * where a call of glibc's malloc could meet the program's thread on
  * paths without atomics (col_glibc.c).  The writer allocates nothing;
  * should it ever, the flush names the count (col_writer_boot_allocs). */
-static int cold_mode(void)
+int col_cold_mode(void)
 {
     if (col_state == COL_UNINIT)
         col_boot_init();
@@ -37,7 +37,7 @@ static int cold_mode(void)
 
 void *col_cold_malloc(size_t size)
 {
-    int mode = cold_mode();
+    int mode = col_cold_mode();
     if (mode < 0)
         return col_boot_alloc(size, 16);
     void *p = col_real.malloc(size);
@@ -50,7 +50,7 @@ void col_cold_free(void *ptr)
 {
     if (col_boot_owns(ptr))
         return;
-    int mode = cold_mode();
+    int mode = col_cold_mode();
     if (mode < 0)
         return; /* only bootstrap blocks exist yet, or the hidden writer's
                  * (it frees nothing of glibc's: better kept than freed) */
@@ -61,7 +61,7 @@ void col_cold_free(void *ptr)
 
 void *col_cold_calloc(size_t n, size_t size)
 {
-    int mode = cold_mode();
+    int mode = col_cold_mode();
     if (mode < 0) {
         if (size && n > SIZE_MAX / size)
             return NULL;
@@ -83,7 +83,7 @@ void *col_cold_realloc(void *ptr, size_t size)
             memcpy(p, ptr, old < size ? old : size);
         return p;
     }
-    int mode = cold_mode();
+    int mode = col_cold_mode();
     if (mode < 0)
         return ptr ? NULL : col_boot_alloc(size, 16);
     if (!mode)
@@ -95,7 +95,7 @@ void *col_cold_realloc(void *ptr, size_t size)
 
 int col_cold_posix_memalign(void **out, size_t align, size_t size)
 {
-    int mode = cold_mode();
+    int mode = col_cold_mode();
     if (mode < 0) {
         *out = col_boot_alloc(size, align);
         return *out ? 0 : ENOMEM;
@@ -141,7 +141,7 @@ static void *aligned_real(enum col_aligned_kind kind, size_t align, size_t size)
 
 void *col_cold_aligned(enum col_aligned_kind kind, size_t align, size_t size)
 {
-    int mode = cold_mode();
+    int mode = col_cold_mode();
     if (mode < 0)
         return col_boot_alloc(size, align ? align : 4096);
     void *p = aligned_real(kind, align, size);

@@ -8,6 +8,10 @@
 
 enum col_aligned_kind { COL_ALIGNED_ALLOC, COL_MEMALIGN, COL_VALLOC, COL_PVALLOC };
 
+/* 1: record the call; 0: pass it to the real allocator unrecorded (inside
+ * heapscope); -1: the real allocator is unknown or must not be used. */
+int col_cold_mode(void);
+
 void *col_cold_malloc(size_t size);
 void col_cold_free(void *ptr);
 void *col_cold_calloc(size_t n, size_t size);

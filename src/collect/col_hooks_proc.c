@@ -36,6 +36,7 @@ UT_EXPORT void *dlopen(const char *file, int mode)
         int top = col_guard_enter();
         col_writer_lock();
         col_modules_scan();
+        col_ext_check();
         col_writer_unlock();
         col_guard_leave(top);
         errno = saved;

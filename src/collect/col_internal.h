@@ -1048,6 +1048,9 @@ typedef struct col_module {
  * the writer lock. */
 int col_modules_scan(void);
 col_module_t *col_modules_list(size_t *count);
+/* Say in the profile when jemalloc is loaded and its own entry points are
+ * not intercepted (col_hooks_ext.c); after col_modules_scan. */
+void col_ext_check(void);
 extern uint32_t col_modules_epoch_value;
 /* Is ip in the C library's code (glibc's libc.so.6, which is never
  * unloaded)?  0 before the first scan, or without such a library. */
