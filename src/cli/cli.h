@@ -26,6 +26,15 @@ int cli_run_summary(const char *path, int code);
  * when nothing there says why. */
 const char *cli_no_profile_reason(const char *prog);
 
+/* prog found as execvp finds it: itself if it has a '/', else the first
+ * regular executable file of that name in PATH.  0, or -1 if none. */
+int cli_find_program(const char *prog, char *out, size_t cap);
+
+/* Is the program prog linked with jemalloc: a DT_NEEDED entry of its
+ * executable that starts with "libjemalloc" (cli_allocext.c)?  0 when not,
+ * or when the file cannot be read as a 64-bit ELF executable. */
+int cli_links_jemalloc(const char *prog);
+
 /* The hidden analyser command the launcher's cli_run_summary execs:
  * `heapscope-analyse --run-summary PATH CODE`. */
 #define CLI_RUN_SUMMARY_CMD "--run-summary"

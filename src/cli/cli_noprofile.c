@@ -15,9 +15,7 @@
 
 #include "cli/cli.h"
 
-/* prog found as execvp finds it: itself if it has a '/', else the first
- * regular executable file of that name in PATH. */
-static int find_program(const char *prog, char *out, size_t cap)
+int cli_find_program(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/'))
         return snprintf(out, cap, "%s", prog) < (int)cap ? 0 : -1;
@@ -60,7 +58,7 @@ static int has_interp(int fd)
 const char *cli_no_profile_reason(const char *prog)
 {
     char path[PATH_MAX];
-    if (find_program(prog, path, sizeof path) != 0)
+    if (cli_find_program(prog, path, sizeof path) != 0)
         return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

@@ -34,6 +34,7 @@ typedef struct run_opts {
     const char *peak_slack;
     int quiet;
     int no_thread;
+    int jemalloc; /* --jemalloc */
     char **prog;
 } run_opts_t;
 
@@ -55,6 +56,9 @@ static void run_usage(FILE *out)
             "                        a second one: glibc keeps its single-thread paths\n"
             "                        (faster); the profile and timeline are then written\n"
             "                        as PROG allocates, not while it is idle\n"
+            "  --jemalloc            also record jemalloc's own mallocx, rallocx, xallocx,\n"
+            "                        dallocx and sdallocx (automatic when PROG is linked\n"
+            "                        with jemalloc or LD_PRELOAD names it)\n"
             "  -q, --quiet           no summary at the end\n");
 }
 
@@ -114,6 +118,10 @@ static int parse(int argc, char **argv, run_opts_t *o)
         }
         if (!strcmp(a, "--no-thread")) {
             o->no_thread = 1;
+            continue;
+        }
+        if (!strcmp(a, "--jemalloc")) {
+            o->jemalloc = 1;
             continue;
         }
         if ((r = opt_value(argc, argv, &i, "-o", &o->output)) ||
@@ -197,6 +205,29 @@ static void prefer_fp_library(const run_opts_t *o, char *lib, size_t cap)
         snprintf(lib, cap, "%s", fp);
 }
 
+/* The allocator extension to preload after lib (col_ext.h), in ext, or ""
+ * for none: libheapscope-jemalloc.so from lib's directory when --jemalloc
+ * asks for it, the program is linked with jemalloc, or LD_PRELOAD already
+ * names jemalloc.  -1 when --jemalloc asked for it and it is not there. */
+static int jemalloc_extension(const run_opts_t *o, const char *lib, char *ext, size_t cap)
+{
+    ext[0] = 0;
+    const char *pre = getenv("LD_PRELOAD");
+    if (!o->jemalloc && !(pre && strstr(pre, "jemalloc")) && !cli_links_jemalloc(o->prog[0]))
+        return 0;
+    const char *base = strrchr(lib, '/');
+    int dir = base ? (int)(base + 1 - lib) : 0;
+    if (snprintf(ext, cap, "%.*slibheapscope-jemalloc.so", dir, lib) < (int)cap &&
+        access(ext, R_OK) == 0)
+        return 0;
+    if (o->jemalloc) {
+        fprintf(stderr, "heapscope run: --jemalloc: cannot find %s\n", ext);
+        return -1;
+    }
+    ext[0] = 0; /* the collector's MESSAGE will say what is missing */
+    return 0;
+}
+
 static void set_env(const char *name, const char *value)
 {
     if (value)
@@ -231,18 +262,17 @@ static char *absolute_output(const char *pattern)
     return out;
 }
 
-static void child_exec(const run_opts_t *o, const char *lib)
+/* In the forked child: the environment for the collector, then PROG.
+ * LD_PRELOAD is lib, then ext (if any), then what it was. */
+static void child_exec(const run_opts_t *o, const char *lib, const char *ext)
 {
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
     const char *old = getenv("LD_PRELOAD");
     char *preload;
-    if (old && *old) {
-        if (asprintf(&preload, "%s:%s", lib, old) < 0)
-            _exit(127);
-    } else {
-        preload = (char *)lib;
-    }
+    if (asprintf(&preload, "%s%s%s%s%s", lib, *ext ? ":" : "", ext, old && *old ? ":" : "",
+                 old ? old : "") < 0)
+        _exit(127);
     setenv("LD_PRELOAD", preload, 1);
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
@@ -324,6 +354,9 @@ int cli_run_main(int argc, char **argv)
     }
     if (!chosen)
         prefer_fp_library(&o, lib, sizeof lib);
+    char ext[PATH_MAX];
+    if (jemalloc_extension(&o, lib, ext, sizeof ext) < 0)
+        return 2;
     if (o.output && !strstr(o.output, "%")) {
         char tmp[PATH_MAX + 8];
         struct stat st;
@@ -344,7 +377,7 @@ int cli_run_main(int argc, char **argv)
         return 2;
     }
     if (child_pid == 0)
-        child_exec(&o, lib);
+        child_exec(&o, lib, ext);
     signal(SIGTERM, forward);
     signal(SIGHUP, forward);
     signal(SIGUSR1, forward);

@@ -1,0 +1,87 @@
+/* cli_allocext.c - is the program `heapscope run` starts linked with
+ * jemalloc?  Then run preloads libheapscope-jemalloc.so after
+ * libheapscope.so, so that jemalloc's own entry points are recorded too
+ * (src/collect/col_ext.h).  Read from the executable's dynamic section
+ * (its DT_NEEDED names), without loading anything: a library that itself
+ * depends on jemalloc is not seen here; the profile then says that
+ * jemalloc's own entry points were not intercepted (col_hooks_ext.c), and
+ * `run --jemalloc` preloads the extension anyway. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+#define MAX_PHDRS 4096
+#define MAX_DYNAMIC 4096 /* entries read from PT_DYNAMIC */
+
+/* The file offset of virtual address v in one of the PT_LOAD segments of
+ * ph[0..n), or -1. */
+static off_t file_offset(const Elf64_Phdr *ph, unsigned n, Elf64_Addr v)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (ph[i].p_type == PT_LOAD && v >= ph[i].p_vaddr && v - ph[i].p_vaddr < ph[i].p_filesz)
+            return (off_t)(v - ph[i].p_vaddr + ph[i].p_offset);
+    return -1;
+}
+
+/* 1 if one of the DT_NEEDED names of the 64-bit little-endian ELF file at
+ * fd starts with prefix, else 0. */
+static int needs(int fd, const char *prefix)
+{
+    Elf64_Ehdr eh;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
+        return 0;
+    static Elf64_Phdr ph[MAX_PHDRS];
+    size_t phsize = (size_t)eh.e_phnum * sizeof ph[0];
+    if (pread(fd, ph, phsize, (off_t)eh.e_phoff) != (ssize_t)phsize)
+        return 0;
+    const Elf64_Phdr *dyn = NULL;
+    for (unsigned i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = &ph[i];
+    if (!dyn)
+        return 0;
+    static Elf64_Dyn d[MAX_DYNAMIC];
+    size_t count = dyn->p_filesz / sizeof d[0];
+    if (count > MAX_DYNAMIC)
+        count = MAX_DYNAMIC;
+    ssize_t got = pread(fd, d, count * sizeof d[0], (off_t)dyn->p_offset);
+    if (got < 0)
+        return 0;
+    count = (size_t)got / sizeof d[0];
+    Elf64_Addr strtab = 0;
+    for (size_t i = 0; i < count && d[i].d_tag != DT_NULL; i++)
+        if (d[i].d_tag == DT_STRTAB)
+            strtab = d[i].d_un.d_ptr;
+    off_t base = strtab ? file_offset(ph, eh.e_phnum, strtab) : -1;
+    if (base < 0)
+        return 0;
+    size_t plen = strlen(prefix);
+    for (size_t i = 0; i < count && d[i].d_tag != DT_NULL; i++) {
+        char name[64];
+        if (d[i].d_tag == DT_NEEDED && d[i].d_un.d_val < (Elf64_Xword)LONG_MAX - (Elf64_Xword)base &&
+            pread(fd, name, plen, base + (off_t)d[i].d_un.d_val) == (ssize_t)plen &&
+            !memcmp(name, prefix, plen))
+            return 1;
+    }
+    return 0;
+}
+
+int cli_links_jemalloc(const char *prog)
+{
+    char path[PATH_MAX];
+    if (cli_find_program(prog, path, sizeof path) != 0)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int r = needs(fd, "libjemalloc");
+    close(fd);
+    return r;
+}
