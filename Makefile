@@ -25,13 +25,14 @@ WERROR     ?=
 # ms_print), binutils (strip), protobuf-compiler (protoc --decode checks
 # pprof files), chromium (the HTML report is loaded in a real browser),
 # clang and its runtime (libFuzzer, sanitizers), the allocators `heapscope
-# bench` compares, heaptrack (side-by-side checks), gdb (gcore for the core
+# bench` compares (and jemalloc's header: a test program uses its own API),
+# heaptrack (side-by-side checks), gdb (gcore for the core
 # walker's tests), and real programs the reliability tests profile.
 DEB_PACKAGES := build-essential cmake pkg-config libunwind-dev libdw-dev \
                 libelf-dev libzstd-dev libxxhash-dev libprotobuf-c-dev protobuf-c-compiler \
                 zlib1g-dev valgrind python3 binutils protobuf-compiler \
                 chromium clang libclang-rt-14-dev llvm-14 libjemalloc2 \
-                libgoogle-perftools4 libmimalloc2.0 heaptrack gdb sqlite3 \
+                libjemalloc-dev libgoogle-perftools4 libmimalloc2.0 heaptrack gdb sqlite3 \
                 xz-utils pigz
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
