@@ -19,22 +19,36 @@ static int ext_records(void)
     return COL_HOOK_FAST() || col_cold_mode() == 1;
 }
 
+/* The fast paths are the malloc and free hooks' own, inline. */
 UT_EXPORT void heapscope_ext_alloc(void *p, size_t size, const void *frame)
 {
-    if (p == NULL || !ext_records())
+    if (p == NULL)
         return;
-    int saved = errno;
-    col_record_alloc(p, size, frame);
-    errno = saved;
+    col_thread_t *t = col_tls_fast;
+    if (UT_LIKELY(t != NULL)) {
+        col_record_alloc_fast(t, p, size, frame);
+    } else if (col_cold_mode() == 1) {
+        int saved = errno;
+        col_record_alloc(p, size, frame);
+        errno = saved;
+    }
 }
 
 UT_EXPORT int heapscope_ext_free(void *ptr)
 {
     if (ptr == NULL)
         return 1;
+    col_thread_t *t = col_tls_fast;
+    if (UT_LIKELY(t != NULL)) {
+        if (UT_LIKELY(col_record_free_quick(t, ptr)))
+            return 1;
+        /* what free_quick declined (it left col_tls_fast NULL, which this
+         * sets back); 0 for a bootstrap block */
+        return col_record_free_fast(t, ptr);
+    }
     if (col_boot_owns(ptr))
         return 0;
-    if (!ext_records())
+    if (col_cold_mode() != 1)
         return 1;
     int saved = errno;
     int real = col_record_free(ptr);
