@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect/col_internal.h"
@@ -224,4 +226,17 @@ void col_config_load(void)
     output_pattern(c, c->output_explicit ? o : PF_DEFAULT_OUTPUT);
     if (c->output_explicit && o[0] != '/')
         output_env(c->output);
+}
+
+/* HEAPSCOPE_FAULT_SLOW_READS: a flush sleeps 20 us between two reads of
+ * one site's counters (col_flush.c), and a heap sample after reading each
+ * thread's counts (col_sample.c), as when they lose the CPU there. */
+void col_fault_slow_read(void)
+{
+    if (UT_UNLIKELY(col_config.fault_slow_reads)) {
+        /* the system call itself: glibc's nanosleep is a cancellation
+         * point, and the flush may run on a program thread */
+        struct timespec ts = {0, 20000};
+        syscall(SYS_nanosleep, &ts, NULL);
+    }
 }

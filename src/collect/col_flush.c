@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,18 +115,6 @@ typedef struct totals {
     uint64_t unknown_frees, lost, overwrites, events, untracked;
 } totals_t;
 
-/* HEAPSCOPE_FAULT_SLOW_READS: the flush sleeps 20 us between two reads
- * of one site's counters, as when it loses the CPU there (tests). */
-static void slow_read(void)
-{
-    if (UT_UNLIKELY(col_config.fault_slow_reads)) {
-        /* the system call itself: glibc's nanosleep is a cancellation
-         * point, and the flush may run on a program thread */
-        struct timespec ts = {0, 20000};
-        syscall(SYS_nanosleep, &ts, NULL);
-    }
-}
-
 typedef struct counts {
     uint64_t allocs, bytes, frees, bytes_freed, temporary;
 } counts_t;
@@ -154,10 +141,10 @@ static void read_counts(const col_count_t *e, const col_count_cold_t *c, int cou
          * would map the zero page there (see UT_WRITE_FIRST) */
         r->bytes_freed = counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_ACQUIRE)
                                  : r->frees * key;
-        slow_read();
+        col_fault_slow_read();
         r->allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
         r->bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_ACQUIRE) : r->allocs * key;
-        slow_read();
+        col_fault_slow_read();
         if (__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) == r->frees || tries == 4)
             return;
     }

@@ -64,10 +64,14 @@ typedef struct col_config {
                               thread calls malloc and free after each flush */
     int fault_slow_reads;  /* HEAPSCOPE_FAULT_SLOW_READS (tests): a flush waits
                               20 us between its reads of a site's counters,
-                              as a flush that loses the CPU there does */
+                              and a heap sample between its reads of two
+                              threads' counts, as one that loses the CPU
+                              there does */
 } col_config_t;
 
 extern col_config_t col_config;
+/* With HEAPSCOPE_FAULT_SLOW_READS: sleep 20 us (col_config.c). */
+void col_fault_slow_read(void);
 void col_config_load(void);
 /* libheapscope*.so out of environ's LD_PRELOAD while the profile is sealed,
  * and back (col_config.c) */

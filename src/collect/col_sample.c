@@ -57,10 +57,14 @@ uint64_t col_sample_take(void)
     /* every thread's frees before any thread's allocations, so that a
      * block whose free is counted has its allocation counted too, on
      * whichever thread (as col_flush.c's recount_allocs) */
-    for (col_thread_t *t = col_thread_all(); t; t = t->next)
+    for (col_thread_t *t = col_thread_all(); t; t = t->next) {
         s.frees += __atomic_load_n(&t->n_frees, __ATOMIC_ACQUIRE);
-    for (col_thread_t *t = col_thread_all(); t; t = t->next)
+        col_fault_slow_read();
+    }
+    for (col_thread_t *t = col_thread_all(); t; t = t->next) {
         s.allocs += __atomic_load_n(&t->n_allocs, __ATOMIC_ACQUIRE);
+        col_fault_slow_read();
+    }
     uint64_t events = s.allocs + s.frees;
     if (++skipped < stride)
         return events;

@@ -19,7 +19,13 @@ churn_site one free ahead in e2e_nothread without the knob.)  The slow
 runs check recount_allocs: without it every one fails.  read_counts'
 reads of one thread at one moment are checked only by churn_site's 0 or
 1 live in the runs without the knob, which catch a fault there by
-chance, as that CI run did."""
+chance, as that CI run did.  Every heap sample of the timeline (SAMPLES)
+must have no more frees than allocations either: the sample reads every
+thread's frees before any thread's allocations, and with the knob it
+sleeps after each thread's read; with each thread's allocations and frees
+read together instead, all four slow runs had samples with 29-512 frees
+more than allocations."""
+import json
 import os
 import re
 import hstest
@@ -41,6 +47,16 @@ def check(t, p, slow):
         if name == "churn_site" and not slow:
             t.true(base + ": churn_site: every pair freed but the one being recorded",
                    got["allocations"] - got["frees"] in (0, 1), str(got))
+    # the heap samples read every thread's frees before any thread's
+    # allocations (col_sample.c): so do the timeline's counts
+    tl = json.loads(t.report_text(p.path, ["--timeline", "--json"]))
+    samples = tl["samples"]
+    t.true(base + ": heap samples taken", len(samples) >= 5, str(len(samples)))
+    bad = [x for x in samples if x["frees"] > x["allocations"]]
+    t.eq(base + ": samples with more frees than allocations", [], bad)
+    t.true(base + ": samples' counts never go down",
+           all(a["allocations"] <= b["allocations"] and a["frees"] <= b["frees"]
+               for a, b in zip(samples, samples[1:])))
     s = p.summary
     t.true(base + ": summary: no more frees than allocations",
            int(s["allocations"]) >= int(s["frees"]),
