@@ -35,6 +35,10 @@ int cli_find_program(const char *prog, char *out, size_t cap);
  * or when the file cannot be read as a 64-bit ELF executable. */
 int cli_links_jemalloc(const char *prog);
 
+/* Does the LD_PRELOAD value preload name a library whose file name starts
+ * with "libjemalloc" (cli_allocext.c)? */
+int cli_preloads_jemalloc(const char *preload);
+
 /* The hidden analyser command the launcher's cli_run_summary execs:
  * `heapscope-analyse --run-summary PATH CODE`. */
 #define CLI_RUN_SUMMARY_CMD "--run-summary"

@@ -1,5 +1,5 @@
 /* cli_allocext.c - is the program `heapscope run` starts linked with
- * jemalloc?  Then run preloads libheapscope-jemalloc.so after
+ * jemalloc, or does LD_PRELOAD name it?  Then run preloads libheapscope-jemalloc.so after
  * libheapscope.so, so that jemalloc's own entry points are recorded too
  * (src/collect/col_ext.h).  Read from the executable's dynamic section
  * (its DT_NEEDED names), without loading anything: a library that itself
@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -76,12 +77,32 @@ static int needs(int fd, const char *prefix)
 int cli_links_jemalloc(const char *prog)
 {
     char path[PATH_MAX];
-    if (cli_find_program(prog, path, sizeof path) != 0)
+    struct stat st;
+    /* a regular file only: opening a FIFO would wait for a writer */
+    if (cli_find_program(prog, path, sizeof path) != 0 || stat(path, &st) != 0 ||
+        !S_ISREG(st.st_mode))
         return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    int r = needs(fd, "libjemalloc");
+    int r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && needs(fd, "libjemalloc");
     close(fd);
     return r;
+}
+
+int cli_preloads_jemalloc(const char *preload)
+{
+    /* the loader splits LD_PRELOAD at colons and spaces */
+    for (const char *p = preload; p && *p;) {
+        size_t len = strcspn(p, ": ");
+        const char *base = p;
+        for (size_t i = 0; i < len; i++)
+            if (p[i] == '/')
+                base = p + i + 1;
+        if ((size_t)(p + len - base) >= 11 && !strncmp(base, "libjemalloc", 11))
+            return 1;
+        p += len;
+        p += strspn(p, ": ");
+    }
+    return 0;
 }

@@ -208,12 +208,12 @@ static void prefer_fp_library(const run_opts_t *o, char *lib, size_t cap)
 /* The allocator extension to preload after lib (col_ext.h), in ext, or ""
  * for none: libheapscope-jemalloc.so from lib's directory when --jemalloc
  * asks for it, the program is linked with jemalloc, or LD_PRELOAD already
- * names jemalloc.  -1 when --jemalloc asked for it and it is not there. */
+ * names libjemalloc.  -1 when --jemalloc asked for it and it is not there. */
 static int jemalloc_extension(const run_opts_t *o, const char *lib, char *ext, size_t cap)
 {
     ext[0] = 0;
     const char *pre = getenv("LD_PRELOAD");
-    if (!o->jemalloc && !(pre && strstr(pre, "jemalloc")) && !cli_links_jemalloc(o->prog[0]))
+    if (!o->jemalloc && !cli_preloads_jemalloc(pre) && !cli_links_jemalloc(o->prog[0]))
         return 0;
     const char *base = strrchr(lib, '/');
     int dir = base ? (int)(base + 1 - lib) : 0;
