@@ -23,8 +23,9 @@ SITES = [  # (function, allocations, bytes, frees, leaked bytes)
     ("malloc_site", 4, 192, 4, 0),
     ("grow_start", 1, 16, 1, 0),
     ("grow_site", 6, 2016, 6, 0),
-    ("fit_start", 1, 4000, 1, 0),
-    ("fit_site", 1, 4096, 1, 0),
+    ("fit_start", 1, 65536, 1, 0),
+    ("fit_site", 2, 52768, 2, 0),
+    ("noop_start", 1, 4000, 1, 0),
     ("fail_start", 1, 64, 1, 0),
     ("leak_site", 1, 300, 0, 300),
 ]
@@ -40,10 +41,11 @@ def warned(p):
 
 def check_program(t, p, what):
     for fn, allocs, nbytes, frees, leaked in SITES:
-        stacks = t.check_site(p, fn, n_stacks=1, allocations=allocs, bytes_allocated=nbytes,
+        stacks = t.check_site(p, fn, allocations=allocs, bytes_allocated=nbytes,
                               frees=frees, bytes_freed=nbytes - leaked, leaked_bytes=leaked)
         t.eq("%s: %s is frame 0" % (what, fn), fn, stacks[0]["frames"][0].get("function"))
     t.check_no_site(p, "fail_site")  # the rallocx that failed
+    t.check_no_site(p, "noop_site")  # xallocx that resized nothing
     t.check_summary(p, unknown_frees=0, shadow_overwrites=0, lost_allocations=0)
     t.true(what + ": " + EXT + " loaded", EXT in module_names(p), str(module_names(p)))
     t.eq(what + ": no warning that jemalloc's API was missed", [], warned(p))
@@ -94,6 +96,17 @@ def main(t):
     test_single.check_counts(t, p)
     t.true("--jemalloc under glibc: " + EXT + " loaded", EXT in module_names(p))
     t.eq("--jemalloc under glibc: no warning", [], warned(p))
+    # a glibc program that uses jemalloc's API where it finds it: with
+    # --jemalloc the extension serves it from the C library, exactly
+    r = t.run("hs_jemalloc_weak", out="weak.hsp", opts=["--jemalloc"])
+    t.eq("weak: program stdout", b"jemalloc API used\n", r.stdout)
+    p = t.report(r.out)
+    t.check_site(p, "weak_alloc", allocations=2, bytes_allocated=250, frees=2,
+                 bytes_freed=250)
+    t.check_site(p, "weak_grow", n_stacks=1, allocations=1, bytes_allocated=400, frees=1)
+    t.check_summary(p, allocations=3, bytes_allocated=650, frees=3, unknown_frees=0)
+    r = t.run("hs_jemalloc_weak", out="weak-plain.hsp")
+    t.eq("weak, no extension: program stdout", b"no jemalloc API\n", r.stdout)
     # ... and neither for a glibc program by default
     r = t.run("hs_single", out="single-plain.hsp")
     t.true("glibc program: " + EXT + " not loaded",

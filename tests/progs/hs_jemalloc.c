@@ -15,17 +15,23 @@
  *                                                     6 allocs, 2016 bytes
  *                (each frees the block before: grow_start's and 5 of its
  *                own); grow_end frees the last with free()
- * fit_start:     mallocx(4000, 0)                    1 alloc, 4000 bytes
- *                (jemalloc's size class 4096)
- * fit_site:      xallocx(p, 4096, 0, 0) fits in place: frees fit_start's
- *                block, 1 alloc of 4096 bytes at the same address;
- *                xallocx(p, 1 MiB, 0, 0) cannot grow a small block in
- *                place: nothing changes; fit_end frees it with sdallocx
+ * fit_start:     mallocx(65536, 0)                   1 alloc, 65536 bytes
+ * fit_site:      xallocx(p, 32768, 0, 0) shrinks it in place (real size
+ *                32768): frees fit_start's block, 1 alloc of 32768 bytes;
+ *                xallocx(p, 16000, 4000, 0) shrinks it to real size 20480:
+ *                frees that, 1 alloc of 20000 bytes (size + extra);
+ *                xallocx(p, 1 MiB, 0, 0) cannot grow it: nothing changes
+ *                                                     2 allocs, 52768 bytes
+ * noop_start:    mallocx(4000, 0)                    1 alloc, 4000 bytes
+ *                (size class 4096)
+ * noop_site:     xallocx(q, 4096, 0, 0) and xallocx(q, 100, 0, 0) leave it
+ *                in its size class: not resized, nothing recorded
+ * fit_end:       sdallocx of both blocks
  * fail_start:    mallocx(64, 0)                      1 alloc, 64 bytes;
  *                rallocx(p, 2^62, 0) fails and leaves it; dallocx_site
  *                frees it
  * leak_site:     mallocx(300, 0), never freed        1 alloc, 300 bytes
- * Totals: 23 allocations, 11,784 bytes; 22 frees; 300 bytes leaked.
+ * Totals: 25 allocations, 125,992 bytes; 24 frees; 300 bytes leaked.
  *
  * `hs_jemalloc threads`: instead, 4 threads each run 20,000 times
  * thread_site: mallocx(32, 0), then resize_site: rallocx(p, 64, 0), then
@@ -108,7 +114,7 @@ HS_SITE static void grow_end(char *p)
 
 HS_SITE static char *fit_start(void)
 {
-    char *p = mallocx(4000, 0);
+    char *p = mallocx(65536, 0);
     if (!p)
         hs_fail("mallocx");
     return p;
@@ -116,15 +122,32 @@ HS_SITE static char *fit_start(void)
 
 HS_SITE static void fit_site(char *p)
 {
-    if (xallocx(p, 4096, 0, 0) != 4096)
-        hs_fail("xallocx(4096) did not fit in place");
-    if (xallocx(p, (size_t)1 << 20, 0, 0) != 4096)
-        hs_fail("xallocx(1 MiB) grew a small block");
+    if (xallocx(p, 32768, 0, 0) != 32768)
+        hs_fail("xallocx(32768) did not shrink in place");
+    if (xallocx(p, 16000, 4000, 0) != 20480)
+        hs_fail("xallocx(16000, 4000) did not shrink to 20480");
+    if (xallocx(p, (size_t)1 << 20, 0, 0) != 20480)
+        hs_fail("xallocx(1 MiB) changed the block");
 }
 
-HS_SITE static void fit_end(char *p)
+HS_SITE static char *noop_start(void)
 {
-    sdallocx(p, 4096, 0);
+    char *q = mallocx(4000, 0);
+    if (!q)
+        hs_fail("mallocx");
+    return q;
+}
+
+HS_SITE static void noop_site(char *q)
+{
+    if (xallocx(q, 4096, 0, 0) != 4096 || xallocx(q, 100, 0, 0) != 4096)
+        hs_fail("xallocx changed a small block's size class");
+}
+
+HS_SITE static void fit_end(char *p, char *q)
+{
+    sdallocx(p, 20000, 0);
+    sdallocx(q, 4000, 0);
 }
 
 HS_SITE static void *fail_start(void)
@@ -200,7 +223,9 @@ int main(int argc, char **argv)
     grow_end(grow_site(grow_start()));
     char *f = fit_start();
     fit_site(f);
-    fit_end(f);
+    char *q = noop_start();
+    noop_site(q);
+    fit_end(f, q);
     void *g = fail_start();
     fail_site(g);
     dallocx_site(&g, 1);
