@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/ut_path.h"
 
-#define MAX_PHDRS 4096
 #define MAX_DYNAMIC 4096 /* entries read from PT_DYNAMIC */
 
 /* The file offset of virtual address v in one of the PT_LOAD segments of
@@ -33,17 +33,12 @@ static off_t file_offset(const Elf64_Phdr *ph, unsigned n, Elf64_Addr v)
  * fd starts with prefix, else 0. */
 static int needs(int fd, const char *prefix)
 {
-    Elf64_Ehdr eh;
-    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
-        return 0;
-    static Elf64_Phdr ph[MAX_PHDRS];
-    size_t phsize = (size_t)eh.e_phnum * sizeof ph[0];
-    if (pread(fd, ph, phsize, (off_t)eh.e_phoff) != (ssize_t)phsize)
+    unsigned n;
+    const Elf64_Phdr *ph = cli_elf_phdrs(fd, &n);
+    if (!ph)
         return 0;
     const Elf64_Phdr *dyn = NULL;
-    for (unsigned i = 0; i < eh.e_phnum; i++)
+    for (unsigned i = 0; i < n; i++)
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i];
     if (!dyn)
@@ -60,7 +55,7 @@ static int needs(int fd, const char *prefix)
     for (size_t i = 0; i < count && d[i].d_tag != DT_NULL; i++)
         if (d[i].d_tag == DT_STRTAB)
             strtab = d[i].d_un.d_ptr;
-    off_t base = strtab ? file_offset(ph, eh.e_phnum, strtab) : -1;
+    off_t base = strtab ? file_offset(ph, n, strtab) : -1;
     if (base < 0)
         return 0;
     size_t plen = strlen(prefix);
@@ -93,16 +88,16 @@ int cli_links_jemalloc(const char *prog)
 int cli_preloads_jemalloc(const char *preload)
 {
     /* the loader splits LD_PRELOAD at colons and spaces */
-    for (const char *p = preload; p && *p;) {
+    for (const char *p = preload; p && *p; p += strspn(p, ": ")) {
         size_t len = strcspn(p, ": ");
-        const char *base = p;
-        for (size_t i = 0; i < len; i++)
-            if (p[i] == '/')
-                base = p + i + 1;
-        if ((size_t)(p + len - base) >= 11 && !strncmp(base, "libjemalloc", 11))
-            return 1;
+        char entry[PATH_MAX];
+        if (len < sizeof entry) {
+            memcpy(entry, p, len);
+            entry[len] = 0;
+            if (ut_path_base_starts(entry, "libjemalloc"))
+                return 1;
+        }
         p += len;
-        p += strspn(p, ": ");
     }
     return 0;
 }

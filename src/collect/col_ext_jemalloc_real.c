@@ -25,6 +25,7 @@
 
 #include "collect/col_ext_jemalloc.h"
 #include "common/ut_compiler.h"
+#include "common/ut_path.h"
 
 /* jemalloc's flags (its header: MALLOCX_LG_ALIGN(la) is la, in the low
  * six bits; MALLOCX_ZERO is 0x40). */
@@ -105,9 +106,7 @@ static void emul_sdallocx(void *ptr, size_t size, int flags)
 static int find_jemalloc(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size, (void)arg;
-    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    base = base ? base + 1 : info->dlpi_name;
-    return base && !strncmp(base, "libjemalloc", 11);
+    return ut_path_base_starts(info->dlpi_name, "libjemalloc");
 }
 
 /* real.fn: jemalloc's fn when jemalloc is loaded (je) and has it, else

@@ -6,10 +6,10 @@
  * that intercepts its own entry points. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <string.h>
 
 #include "collect/col_ext.h"
 #include "collect/col_hooks.h"
+#include "common/ut_path.h"
 
 /* Record a call of an extension's hook?  The malloc hooks' fast-path
  * test, else their cold paths' decision (start-up, inside heapscope, the
@@ -84,11 +84,7 @@ UT_EXPORT void *heapscope_ext_resize(void *ptr, size_t size, heapscope_ext_resiz
 static int module_loaded(const col_module_t *m, size_t n, const char *prefix)
 {
     for (size_t i = 0; i < n; i++) {
-        if (m[i].t_unload != 0 || m[i].path == NULL)
-            continue;
-        const char *base = strrchr(m[i].path, '/');
-        base = base ? base + 1 : m[i].path;
-        if (!strncmp(base, prefix, strlen(prefix)))
+        if (m[i].t_unload == 0 && ut_path_base_starts(m[i].path, prefix))
             return 1;
     }
     return 0;

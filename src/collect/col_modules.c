@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "collect/col_internal.h"
+#include "common/ut_path.h"
 
 static col_module_t *mods;
 static size_t nmods, capmods;
@@ -46,9 +47,7 @@ uintptr_t col_modules_libc_lo, col_modules_libc_hi;
 
 int col_modules_is_libc(const char *path)
 {
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : path;
-    return base && !strncmp(base, "libc.so.", 8);
+    return ut_path_base_starts(path, "libc.so.");
 }
 
 static int add_exec(struct dl_phdr_info *info, size_t size, void *arg)
