@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "common/ut_exe.h"
+#include "common/ut_path.h"
 #include "heapscope/profile.h"
 
 typedef struct run_opts {
@@ -187,21 +188,26 @@ static int find_library(char *out, size_t cap, int *chosen)
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+/* The file `name` in lib's directory, into out: 0 if it is there and
+ * readable, else -1 (out holds the path looked for when it fits). */
+static int beside(const char *lib, const char *name, char *out, size_t cap)
+{
+    int dir = (int)(ut_path_base(lib) - lib);
+    if (snprintf(out, cap, "%.*s%s", dir, lib, name) >= (int)cap)
+        return -1;
+    return access(out, R_OK) == 0 ? 0 : -1;
+}
+
 /* For --unwind fp, libheapscope-fp.so beside the library find_library
  * found (a build without libunwind, so that neither it nor liblzma is
  * loaded into the program: docs/UNWIND.md).  Not called when
  * $HEAPSCOPE_LIB chose the library. */
 static void prefer_fp_library(const run_opts_t *o, char *lib, size_t cap)
 {
-    if (!o->unwind || strcmp(o->unwind, "fp"))
-        return;
-    const char *base = strrchr(lib, '/');
-    base = base ? base + 1 : lib;
-    if (strcmp(base, "libheapscope.so"))
+    if (!o->unwind || strcmp(o->unwind, "fp") || strcmp(ut_path_base(lib), "libheapscope.so"))
         return;
     char fp[PATH_MAX];
-    if (snprintf(fp, sizeof fp, "%.*slibheapscope-fp.so", (int)(base - lib), lib) < (int)sizeof fp &&
-        access(fp, R_OK) == 0)
+    if (beside(lib, "libheapscope-fp.so", fp, sizeof fp) == 0)
         snprintf(lib, cap, "%s", fp);
 }
 
@@ -215,10 +221,7 @@ static int jemalloc_extension(const run_opts_t *o, const char *lib, char *ext, s
     const char *pre = getenv("LD_PRELOAD");
     if (!o->jemalloc && !cli_preloads_jemalloc(pre) && !cli_links_jemalloc(o->prog[0]))
         return 0;
-    const char *base = strrchr(lib, '/');
-    int dir = base ? (int)(base + 1 - lib) : 0;
-    if (snprintf(ext, cap, "%.*slibheapscope-jemalloc.so", dir, lib) < (int)cap &&
-        access(ext, R_OK) == 0)
+    if (beside(lib, "libheapscope-jemalloc.so", ext, cap) == 0)
         return 0;
     if (o->jemalloc) {
         fprintf(stderr, "heapscope run: --jemalloc: cannot find %s\n", ext);
