@@ -13,6 +13,8 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <elf.h>
+
 int cli_run_main(int argc, char **argv);
 
 /* Print `heapscope run`'s summary of the profile at path to stderr, then
@@ -29,6 +31,11 @@ const char *cli_no_profile_reason(const char *prog);
 /* prog found as execvp finds it: itself if it has a '/', else the first
  * regular executable file of that name in PATH.  0, or -1 if none. */
 int cli_find_program(const char *prog, char *out, size_t cap);
+
+/* The program headers of the 64-bit little-endian ELF file at fd, *count
+ * of them (cli_elf.c; a static buffer, valid until the next call), or NULL
+ * if it is not such a file. */
+const Elf64_Phdr *cli_elf_phdrs(int fd, unsigned *count);
 
 /* Is the program prog linked with jemalloc: a DT_NEEDED entry of its
  * executable that starts with "libjemalloc" (cli_allocext.c)?  0 when not,

@@ -40,18 +40,13 @@ int cli_find_program(const char *prog, char *out, size_t cap)
  * architecture: then nothing is said). */
 static int has_interp(int fd)
 {
-    Elf64_Ehdr eh;
-    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096)
+    unsigned n;
+    const Elf64_Phdr *ph = cli_elf_phdrs(fd, &n);
+    if (!ph)
         return -1;
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
-        Elf64_Phdr ph;
-        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
-            return -1;
-        if (ph.p_type == PT_INTERP)
+    for (unsigned i = 0; i < n; i++)
+        if (ph[i].p_type == PT_INTERP)
             return 1;
-    }
     return 0;
 }
 
