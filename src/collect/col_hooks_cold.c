@@ -46,17 +46,23 @@ void *col_cold_malloc(size_t size)
     return p;
 }
 
-void col_cold_free(void *ptr)
+int col_cold_free_record(void *ptr)
 {
     if (col_boot_owns(ptr))
-        return;
+        return 0;
     int mode = col_cold_mode();
     if (mode < 0)
-        return; /* only bootstrap blocks exist yet, or the hidden writer's
-                 * (it frees nothing of glibc's: better kept than freed) */
+        return 0; /* only bootstrap blocks exist yet, or the hidden writer's
+                   * (it frees nothing of glibc's: better kept than freed) */
     if (mode)
         col_record_free(ptr);
-    col_real.free(ptr);
+    return 1;
+}
+
+void col_cold_free(void *ptr)
+{
+    if (col_cold_free_record(ptr))
+        col_real.free(ptr);
 }
 
 void *col_cold_calloc(size_t n, size_t size)

@@ -14,6 +14,10 @@ int col_cold_mode(void);
 
 void *col_cold_malloc(size_t size);
 void col_cold_free(void *ptr);
+/* col_cold_free's recording: 1 when the real free should then run, 0 when
+ * the block must not reach it (a bootstrap block, or no real allocator
+ * to be called). */
+int col_cold_free_record(void *ptr);
 void *col_cold_calloc(size_t n, size_t size);
 void *col_cold_realloc(void *ptr, size_t size);
 int col_cold_posix_memalign(void **out, size_t align, size_t size);

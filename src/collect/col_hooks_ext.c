@@ -46,12 +46,8 @@ UT_EXPORT int heapscope_ext_free(void *ptr)
          * sets back); 0 for a bootstrap block */
         return col_record_free_fast(t, ptr);
     }
-    if (col_boot_owns(ptr))
-        return 0;
-    if (col_cold_mode() != 1)
-        return 1;
     int saved = errno;
-    int real = col_record_free(ptr);
+    int real = col_cold_free_record(ptr); /* the free hook's cold path */
     errno = saved;
     return real;
 }
