@@ -105,14 +105,16 @@ static int resolve_all(void)
 }
 
 /* Which library really allocates, and the shadow granule it allows: glibc
- * never places two live blocks within 32 bytes (MINSIZE on x86-64), other
- * allocators may place them 8 bytes apart. */
+ * never places two live blocks within 32 bytes (MINSIZE on x86-64); other
+ * allocators (jemalloc, tcmalloc, mimalloc) place blocks 16 bytes apart and
+ * 8-byte ones 8 bytes apart, which the shadow map keeps apart by their
+ * address's bit 3 (col_shadow_leaf). */
 static void identify_allocator(void)
 {
     Dl_info info;
     void *addr;
     memcpy(&addr, &col_real.malloc, sizeof addr); /* function to object pointer */
-    col_proc.granule_shift = 3;
+    col_proc.granule_shift = 4;
     if (dladdr(addr, &info) && info.dli_fname) {
         strncpy(col_proc.allocator, info.dli_fname, sizeof col_proc.allocator - 1);
         if (col_modules_is_libc(info.dli_fname))

@@ -172,7 +172,7 @@ typedef struct col_process {
     uint64_t start_mono_ns;
     uint64_t start_real_ns;
     uintptr_t self_lo, self_hi; /* libheapscope.so's own text */
-    unsigned granule_shift;     /* shadow granule: 5 for glibc, 3 otherwise */
+    unsigned granule_shift;     /* shadow granule: 5 for glibc, 4 otherwise */
     char allocator[512];        /* module providing the real malloc */
 } col_process_t;
 
@@ -867,14 +867,21 @@ void col_site_atfork_child(void);
 
 int col_shadow_init(void);
 
-/* The map: dir[address >> (shift + COL_SHADOW_LEAF_BITS)] is a leaf of
- * 2^COL_SHADOW_LEAF_BITS values (NULL until first used), followed by a
- * byte per page of the leaf, set once the page was written.  A page never written holds
+/* The map: dir[address >> (shift + COL_SHADOW_LEAF_GRANULE_BITS)] is a
+ * leaf of 2^COL_SHADOW_LEAF_BITS values (NULL until first used), followed
+ * by a byte per page of the leaf, set once the page was written.  A leaf
+ * covers 2^COL_SHADOW_LEAF_GRANULE_BITS granules: a granule's value is in
+ * its first half, except that of a block 8 bytes into a 16-byte granule
+ * (allocators other than glibc place 8-byte blocks 8 bytes apart), which
+ * is in its second half.  Those blocks are few and lie together, so the
+ * second half's pages are mapped only where they are: the map costs 4
+ * bytes per granule of heap, not per 8 bytes.  A page never written holds
  * zeros, so a store into it needs no read of the old value: reading it
  * first would map the kernel's zero page, and the write after it would
  * replace that page and flush the other CPUs' TLBs (an interrupt to each
  * CPU running a thread of the program, on every new page of the map). */
 #define COL_SHADOW_LEAF_BITS 20
+#define COL_SHADOW_LEAF_GRANULE_BITS 19
 #define COL_SHADOW_PAGE_BITS 10 /* 1024 values in a 4 KiB page */
 #define COL_SHADOW_LEAF_BYTES ((sizeof(uint32_t) << COL_SHADOW_LEAF_BITS) + 4096)
 typedef struct col_shadow_map {
@@ -890,9 +897,12 @@ uint32_t *col_shadow_leaf_install(uint64_t d);
  * leaf cannot be mapped). */
 UT_INLINE uint32_t *col_shadow_leaf(const void *ptr, int create, uint32_t *index)
 {
-    uint64_t g = (uint64_t)(uintptr_t)ptr >> col_shadow.shift;
-    uint64_t d = g >> COL_SHADOW_LEAF_BITS;
-    *index = (uint32_t)(g & ((1u << COL_SHADOW_LEAF_BITS) - 1));
+    uint64_t a = (uint64_t)(uintptr_t)ptr;
+    uint64_t g = a >> col_shadow.shift;
+    uint64_t d = g >> COL_SHADOW_LEAF_GRANULE_BITS;
+    /* bit 3 of the address (0 under glibc) picks the leaf's half */
+    *index = (uint32_t)(g & ((1u << COL_SHADOW_LEAF_GRANULE_BITS) - 1)) |
+             (uint32_t)((a & 8) << (COL_SHADOW_LEAF_GRANULE_BITS - 3));
     if (UT_UNLIKELY(d >= col_shadow.dir_len))
         return NULL;
     uint32_t *leaf = __atomic_load_n(&col_shadow.dir[d], __ATOMIC_ACQUIRE);

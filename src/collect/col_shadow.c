@@ -1,12 +1,14 @@
 /* col_shadow.c - which blocks are live, found by address.
  *
  * A two-level shadow map: the block's address, shifted right by the
- * granule (32 bytes under glibc, whose live blocks are never closer; 8
- * otherwise), indexes a 32-bit value: (site << 8) | tag, the block's
- * allocation site and how to find its size (col_record.h).  Leaves of 2^20
- * values are reserved with MAP_NORESERVE on first use, so only pages of the
- * map that cover real heap cost memory (4 bytes per 32-byte granule at
- * most).
+ * granule (32 bytes under glibc, whose live blocks are never closer; 16
+ * otherwise, where only 8-byte blocks lie 8 bytes apart and the second
+ * of two in a granule has its value in the leaf's other half), indexes a
+ * 32-bit value: (site << 8) | tag, the block's allocation site and how to
+ * find its size (col_record.h).  Leaves of 2^20 values are reserved with
+ * MAP_NORESERVE on first use, so only pages of the map that cover real
+ * heap cost memory (4 bytes per 32-byte granule under glibc, per 16 bytes
+ * under other allocators, at most).
  *
  * Blocks whose slack does not fit in 8 bits (page-rounded mmapped chunks,
  * large alignments, other allocators' size classes) keep their exact size
@@ -48,7 +50,7 @@ static uint32_t *leaf_new(void)
 int col_shadow_init(void)
 {
     col_shadow.shift = col_proc.granule_shift;
-    col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_BITS);
+    col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_GRANULE_BITS);
     col_shadow.dir = col_vm_map(col_shadow.dir_len * sizeof *col_shadow.dir);
     spare_leaf = leaf_new();
     return col_shadow.dir ? 0 : -1;

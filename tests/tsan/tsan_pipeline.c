@@ -474,7 +474,7 @@ int main(int argc, char **argv)
     col_real.pthread_create = pthread_create; /* the writer thread's */
     col_proc.pid = (int)getpid();
     col_proc.start_mono_ns = col_now_ns();
-    col_proc.granule_shift = 3; /* not glibc's chunks: ask malloc_usable_size */
+    col_proc.granule_shift = 4; /* not glibc's chunks: ask malloc_usable_size */
     if (col_node_init() != 0 || col_site_init() != 0 || col_shadow_init() != 0 ||
         col_thread_init() != 0) {
         fprintf(stderr, "FAIL init\n");
