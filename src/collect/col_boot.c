@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collect/col_internal.h"
+#include "collect/col_record.h"
 #include "heapscope/profile.h"
 
 col_real_t col_real;
@@ -261,6 +262,7 @@ __attribute__((destructor(101))) static void col_boot_dtor(void)
     int saved_errno = errno;
     int top = col_guard_enter();
     col_unwind_report();
+    col_record_report();
     col_writer_lock();
     col_flush(COL_FLUSH_FINAL);
     col_writer_unlock();

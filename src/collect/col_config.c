@@ -186,6 +186,7 @@ void col_config_load(void)
     c->quiet = env_long("HEAPSCOPE_QUIET", 0, 0, 1) != 0;
     c->disabled = env_long("HEAPSCOPE_DISABLE", 0, 0, 1) != 0;
     c->verify_unwind = env_long("HEAPSCOPE_UNWIND_VERIFY", 0, 0, 1) != 0;
+    c->stats = env_long("HEAPSCOPE_STATS", 0, 0, 1) != 0;
     const char *u = getenv("HEAPSCOPE_UNWIND");
 #ifdef COL_FP_ONLY
     /* libheapscope-fp.so, built without libunwind (col_unwind.c) */

@@ -41,6 +41,8 @@ typedef struct col_config {
     int disabled;          /* HEAPSCOPE_DISABLE: pass everything through */
     int verify_unwind;     /* HEAPSCOPE_UNWIND_VERIFY: check every walk and the
                               recent-stacks cache against references */
+    int stats;             /* HEAPSCOPE_STATS: how allocations found their
+                              stacks, as a profile message */
     char output[4096];     /* output file pattern (%p pid, %e program), absolute
                               when the start directory was known */
     int output_explicit;   /* HEAPSCOPE_OUTPUT was set */
@@ -359,6 +361,8 @@ typedef struct col_thread {
     uint32_t cnt_leaves;    /* leaves [0, cnt_leaves) may be mapped; release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
     uint64_t n_untracked;   /* blocks the shadow could not mark live */
+    uint64_t n_sc_ways;     /* allocations whose stack was in ways 1-3 of its set */
+    uint64_t n_walks;       /* allocations whose stack was walked (col_record_walk) */
     /* --- registry --- */
     struct col_thread *next; /* all states ever created, never unlinked */
     int in_use;              /* owned by a live thread */
@@ -377,6 +381,7 @@ typedef struct col_thread {
     uint32_t sc_pool_used;   /* deep checks handed out of sc_pool */
     uint32_t sc_touched;     /* the sets walks filled, a bit each (col_thread_attach) */
     uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
+    const col_sc_entry_t *sc_first; /* the way the last first sight took (sc_free_way) */
     /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
      * 576 KB) is mapped zero and touched a page at a time, as used.
      * Counters by site id, in leaves taken on first use from the state's

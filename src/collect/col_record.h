@@ -42,6 +42,7 @@ void col_record_untracked(col_thread_t *t);
 uint32_t col_record_big_tag(const void *ptr, size_t size); /* COL_TAG_*, or 0 on failure */
 uint64_t col_record_big_size(const void *ptr, uint32_t v);
 void col_record_big_bytes(uint64_t *counter, uint64_t size);
+void col_record_report(void); /* HEAPSCOPE_STATS, at exit */
 
 #define COL_TICK_EVENTS 4096
 

@@ -1,0 +1,53 @@
+"""e2e_setpairs: two stacks that take turns in one set of the cache of
+recent stacks are both kept (tests/progs/hs_setpairs.c).
+
+hs_setpairs runs 192 pairs of its 16 stacks, each pair from its own
+frame, 200 rounds each; about one pair in 32 shares a set.  A stack is kept at its
+second sight.  Until 2026-11-26 a first sight took the way of another
+stack's first sight, so the two stacks of a pair in one set evicted each
+other at every allocation and each was walked for good (wl-hash-table
+under mimalloc walked all of its 2,000,000 allocations).  With
+HEAPSCOPE_STATS=1 the collector says how the allocations found their
+stacks: a pair costs four walks, so 76,800 allocations take fewer than
+1,200, where one pair in a set walking for good makes 400.  The counts of
+every site are exact in both modes.
+"""
+import re
+
+import hstest
+
+PADS, ROUNDS, SITES = 192, 200, 16
+STATS = re.compile(r"HEAPSCOPE_STATS: stacks of (\d+) allocations: (\d+) from way 0 of the cache "
+                   r"of recent stacks, (\d+) from ways 1-3, (\d+) walked")
+
+
+def main(t):
+    n = PADS * ROUNDS * 2 // SITES  # allocations of each site
+    for mode in ("fp", "dwarf"):
+        r = t.run("hs_setpairs", out="setpairs-%s.hsp" % mode, opts=("--unwind", mode),
+                  env={"HEAPSCOPE_STATS": "1"})
+        t.eq("%s: program stdout" % mode, b"setpairs done\n", r.stdout)
+        p = t.report(r.out)
+        for i in range(SITES):
+            t.check_site(p, "site%d" % i, allocations=n, bytes_allocated=n * 24, frees=n,
+                         bytes_freed=n * 24, leaked_bytes=0, temporary_allocations=n)
+        t.check_consistent(p)
+        stats = [STATS.search(w) for w in p.summary["warnings"]]
+        stats = [m for m in stats if m]
+        t.eq("%s: one HEAPSCOPE_STATS message" % mode, 1, len(stats))
+        if not stats:
+            continue
+        allocs, way0, ways, walks = (int(x) for x in stats[0].groups())
+        print("%s: %d allocations, way 0 %d, ways 1-3 %d, walked %d" % (mode, allocs, way0, ways, walks))
+        t.true("%s: the message counts every allocation" % mode, allocs >= SITES * n, str(allocs))
+        t.eq("%s: the three ways add up" % mode, allocs, way0 + ways + walks)
+        t.true("%s: fewer than 1,200 walks" % mode, walks < 1200, str(walks))
+    # without the knob, no such message
+    r = t.run("hs_setpairs", out="setpairs-quiet.hsp")
+    p = t.report(r.out)
+    t.eq("no HEAPSCOPE_STATS message without the knob", [],
+         [w for w in p.summary["warnings"] if "HEAPSCOPE_STATS" in w])
+
+
+if __name__ == "__main__":
+    hstest.main(main)
