@@ -302,10 +302,13 @@ def check_overhead(build):
                 float(recs[1]["profile_kb"]) <= 0 or float(recs[2]["profile_kb"]) <= 0:
             fail(f"bench/overhead CSV rows {recs}")
         table = r.stdout[r.stdout.find("this build"):]
-        if not re.search(r"^fp +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d%$", table, re.M):
+        if not re.search(r"^fp +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d%$", table,
+                         re.M):
             fail(f"bench/overhead: no change table for fp: {r.stdout}")
         check_rejected([overhead, "--build", build, "--against", os.path.join(d, "nosuch"),
                         "--repeat", "1", "--modes", "base,fp", "--"] + prog, "nosuch")
+        check_rejected([overhead, "--build", build, "--alloc", "nosuchalloc", "--repeat", "1",
+                        "--modes", "base", "--"] + prog, "nosuchalloc")
 
 
 def floor_report(build, level, prog, threads=None):
