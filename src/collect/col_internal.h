@@ -382,6 +382,7 @@ typedef struct col_thread {
     uint32_t sc_touched;     /* the sets walks filled, a bit each (col_thread_attach) */
     uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
     const col_sc_entry_t *sc_first; /* the way the last first sight took (sc_free_way) */
+    uint8_t sc_hits[COL_SC_SETS][COL_SC_WAYS]; /* hits in ways 1-3 (sc_promote) */
     /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
      * 576 KB) is mapped zero and touched a page at a time, as used.
      * Counters by site id, in leaves taken on first use from the state's
