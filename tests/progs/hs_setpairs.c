@@ -12,6 +12,10 @@
  *   each site: 12 of the 192 pairs take it as a, 12 as b (5k + 7 runs
  *   through every residue in 16 steps, and is never k's): 4,800
  *   allocations of 24 bytes, all freed, all temporary.
+ * Then run_pair(16 x (PADS + 1), site0, site1) with LONG_ROUNDS rounds: by
+ * then every way 0 of the cache keeps a stack of the first pairs, so these
+ * two start in ways 1-3 and must move to way 0.
+ *   site0, site1: 10,000 allocations more each.
  * About one pair in 32 shares a set.  A pair's four first allocations
  * walk the stack (each stack is kept at its second sight); after that
  * each allocation is answered by the cache, also when the pair shares a
@@ -24,6 +28,7 @@
 
 #define PADS 192
 #define ROUNDS 200
+#define LONG_ROUNDS 10000
 #define SITES 16
 
 #define SITE(i)                                                                                    \
@@ -47,11 +52,11 @@ static void take(void *(*site)(void))
     free(p);
 }
 
-HS_SITE static void run_pair(size_t pad, void *(*a)(void), void *(*b)(void))
+HS_SITE static void run_pair(size_t pad, int rounds, void *(*a)(void), void *(*b)(void))
 {
     char *p = alloca(pad);
     hs_escape(p);
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         take(a);
         take(b);
     }
@@ -60,7 +65,8 @@ HS_SITE static void run_pair(size_t pad, void *(*a)(void), void *(*b)(void))
 int main(void)
 {
     for (size_t k = 1; k <= PADS; k++)
-        run_pair(16 * k, sites[k % SITES], sites[(5 * k + 7) % SITES]);
+        run_pair(16 * k, ROUNDS, sites[k % SITES], sites[(5 * k + 7) % SITES]);
+    run_pair(16 * (PADS + 1), LONG_ROUNDS, site0, site1);
     hs_puts(1, "setpairs done\n");
     return 0;
 }
