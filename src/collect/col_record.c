@@ -177,30 +177,28 @@ static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t r
 }
 
 /* The way of set to keep a stack the set has not seen from its frame and
- * return address: an empty way, else one waiting for its second sight,
- * else ways 1 to 3 in turn (the thread's count of such fills), so that
- * way 0, the fast path's, keeps a stack it can take.  Not the waiting way
- * the thread's previous first sight took: two stacks that alternate in
- * one set would take each other's way at every allocation, neither would
- * be seen twice, and both would be walked for good (an empty way came
- * after a waiting one until 2026-11-26: wl-hash-table's two stacks shared
- * a set under mimalloc, and each of its 2,000,000 allocations walked). */
+ * return address: an empty way, or one waiting for its second sight, or
+ * ways 1 to 3 in turn (the thread's count of such fills), so that way 0,
+ * the fast path's, keeps a stack it can take.  Not the waiting way the
+ * thread's previous first sight took: two stacks that alternate in one
+ * set would take each other's way at every allocation, neither would be
+ * seen twice, and both would be walked for good (until 2026-11-26:
+ * wl-hash-table's two stacks shared a set under mimalloc, and each of its
+ * 2,000,000 allocations walked).  (Taking every empty way before any
+ * waiting one cost binary-trees, whose stacks are all first sights, +38%
+ * CPU: they then spread over all four ways of their sets.) */
 static col_sc_entry_t *sc_free_way(col_thread_t *t, col_sc_set_t *set)
 {
-    col_sc_entry_t *waiting = NULL;
-    for (int w = 0; w < COL_SC_WAYS; w++) {
-        col_sc_entry_t *e = &set->way[w];
-        if (!e->frame) {
-            t->sc_first = e;
-            return e;
-        }
-        if (e->epoch == 0 && waiting == NULL && e != t->sc_first)
-            waiting = e;
+    col_sc_entry_t *e = NULL;
+    for (int w = 0; w < COL_SC_WAYS && e == NULL; w++) {
+        col_sc_entry_t *x = &set->way[w];
+        if (!x->frame || (x->epoch == 0 && x != t->sc_first))
+            e = x;
     }
-    if (waiting == NULL)
-        waiting = &set->way[1 + t->sc_victim++ % (COL_SC_WAYS - 1)];
-    t->sc_first = waiting;
-    return waiting;
+    if (e == NULL)
+        e = &set->way[1 + t->sc_victim++ % (COL_SC_WAYS - 1)];
+    t->sc_first = e;
+    return e;
 }
 
 /* Swap two entries of a set word by word (no 1 KB copy on the program's
