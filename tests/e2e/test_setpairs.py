@@ -16,7 +16,8 @@ A last pair runs 10,000 rounds after every set's way 0 (the hooks' inline
 path) keeps a stack of the first pairs, so its stacks start in ways 1-3.
 Way 0 was never evicted until 2026-11-26 and then answered ~6,000 of the
 allocations; a stack answered 255 times by ways 1-3 now takes way 0, so
-way 0 must answer at least 20,000.
+way 0 must answer at least 12,000 (~25,800 when the pair's stacks fall
+in two sets; ~16,000 when they share one and take turns in way 0).
 """
 import re
 
@@ -49,7 +50,7 @@ def main(t):
         t.true("%s: the message counts every allocation" % mode, allocs >= SITES * n + 2 * LONG_ROUNDS, str(allocs))
         t.eq("%s: the three ways add up" % mode, allocs, way0 + ways + walks)
         t.true("%s: fewer than 1,200 walks" % mode, walks < 1200, str(walks))
-        t.true("%s: way 0 answered at least 20,000" % mode, way0 >= 20000, str(way0))
+        t.true("%s: way 0 answered at least 12,000" % mode, way0 >= 12000, str(way0))
     # without the knob, no such message
     r = t.run("hs_setpairs", out="setpairs-quiet.hsp")
     p = t.report(r.out)
