@@ -286,6 +286,13 @@ typedef struct col_sc_entry {
 _Static_assert(COL_SC_POOL <= UINT16_MAX && COL_SC_DEEP <= UINT16_MAX,
                "a deep chunk's offset and size fit col_sc_entry_t's 16 bits");
 
+/* Are a kept entry's checks in the entry itself (col_unwind_cache puts
+ * them at its chk when they fit), not in its deep chunk? */
+UT_INLINE int col_sc_checks_inline(const col_sc_entry_t *e)
+{
+    return e->chk_at == e->chk;
+}
+
 /* A set is 4 KB (four 1 KB entries), found with a shift (a size that is
  * not a power of two costs 5 more instructions per allocation).  The
  * price: the entries' first lines fall in 4 of the 64 sets of a 32 KB

@@ -198,6 +198,7 @@ static col_sc_entry_t *sc_free_way(col_thread_t *t, col_sc_set_t *set)
     if (e == NULL)
         e = &set->way[1 + t->sc_victim++ % (COL_SC_WAYS - 1)];
     t->sc_first = e;
+    t->sc_hits[set - t->sc][e - set->way] = 0; /* a new stack in the way (sc_promote) */
     return e;
 }
 
@@ -206,23 +207,21 @@ static col_sc_entry_t *sc_free_way(col_thread_t *t, col_sc_set_t *set)
  * move with it. */
 static void sc_swap(col_sc_entry_t *a, col_sc_entry_t *b)
 {
-    int a_in = a->chk_at >= a->chk && a->chk_at <= a->chk + COL_SC_CHKS;
-    int b_in = b->chk_at >= b->chk && b->chk_at <= b->chk + COL_SC_CHKS;
-    ptrdiff_t a_at = a->chk_at - a->chk, a_end = a->chk_end - a->chk;
-    ptrdiff_t b_at = b->chk_at - b->chk, b_end = b->chk_end - b->chk;
+    int a_in = col_sc_checks_inline(a), b_in = col_sc_checks_inline(b);
     uint64_t *x = (uint64_t *)(void *)a, *y = (uint64_t *)(void *)b;
     for (size_t i = 0; i < sizeof *a / sizeof *x; i++) {
         uint64_t v = x[i];
         x[i] = y[i];
         y[i] = v;
     }
-    if (b_in) { /* b's stack is now in a */
-        a->chk_at = a->chk + b_at;
-        a->chk_end = a->chk + b_end;
+    /* each now holds the other's chk_at and chk_end */
+    if (b_in) {
+        a->chk_end = a->chk + (a->chk_end - a->chk_at);
+        a->chk_at = a->chk;
     }
     if (a_in) {
-        b->chk_at = b->chk + a_at;
-        b->chk_end = b->chk + a_end;
+        b->chk_end = b->chk + (b->chk_end - b->chk_at);
+        b->chk_at = b->chk;
     }
 }
 
@@ -379,7 +378,6 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
         if (before) {
             col_unwind_cache(t, e, frame, node, epoch);
         } else {
-            t->sc_hits[set - t->sc][e - set->way] = 0; /* a new stack in the way */
             e->frame = frame; /* first sight; epoch 0 keeps the fast path away */
             e->ra = ra;
             e->node = node;

@@ -147,7 +147,7 @@ static void pool_start_over(col_thread_t *t)
             col_sc_entry_t *x = &t->sc[i].way[w];
             if (x->deep_cap == 0)
                 continue;
-            if (x->chk_at != x->chk)
+            if (!col_sc_checks_inline(x))
                 x->frame = NULL;
             x->deep_cap = 0;
         }
