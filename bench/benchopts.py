@@ -60,6 +60,10 @@ def preload_env(env, lib, mode, out):
 
 
 LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
+# The allocators the scripts preload, by name (tcmalloc with its heap
+# profiler, which bench/run's gperf-heap mode needs; the same allocator).
+ALLOCATOR_LIBS = {"jemalloc": "libjemalloc.so.2", "tcmalloc": "libtcmalloc.so.4",
+                  "mimalloc": "libmimalloc.so.2"}
 
 
 def system_lib(name):
