@@ -413,6 +413,24 @@ def main(body, argv=None):
     sys.exit(t.finish())
 
 
+# Allocators other than glibc that tests preload behind the collector.
+OTHER_ALLOCATORS = [("jemalloc", "libjemalloc.so.2"), ("tcmalloc", "libtcmalloc_minimal.so.4"),
+                    ("mimalloc", "libmimalloc.so.2")]
+
+
+def installed_allocators():
+    """(name, path) of each of OTHER_ALLOCATORS that is installed; the
+    others are reported as skipped."""
+    found = []
+    for name, so in OTHER_ALLOCATORS:
+        lib = os.path.join("/usr/lib/x86_64-linux-gnu", so)
+        if os.path.exists(lib):
+            found.append((name, lib))
+        else:
+            print("%s: %s not installed, skipped" % (name, lib))
+    return found
+
+
 def glob_profiles(pattern):
     return sorted(glob.glob(pattern))
 

@@ -10,13 +10,7 @@ must show the same counts, bytes and frees as under glibc, with no
 unknown free; the profile names the allocator that served malloc.
 Allocators that are not installed are reported and skipped.
 """
-import os
-
 import hstest
-
-LIBDIR = "/usr/lib/x86_64-linux-gnu"
-ALLOCATORS = [("jemalloc", "libjemalloc.so.2"), ("tcmalloc", "libtcmalloc_minimal.so.4"),
-              ("mimalloc", "libmimalloc.so.2")]
 
 SITES = [  # (function, allocations, bytes, frees, leaked bytes): hs_cxx.cpp
     ("hsprog::make_nodes", 10, 400, 10, 0),
@@ -28,11 +22,7 @@ SITES = [  # (function, allocations, bytes, frees, leaked bytes): hs_cxx.cpp
 
 def main(t):
     ran = 0
-    for name, so in ALLOCATORS:
-        lib = os.path.join(LIBDIR, so)
-        if not os.path.exists(lib):
-            print("%s: %s not installed, skipped" % (name, lib))
-            continue
+    for name, lib in hstest.installed_allocators():
         ran += 1
         r = t.run("hs_cxx", out="cxx-%s.hsp" % name, env={"LD_PRELOAD": lib})
         t.eq("%s: program stdout" % name, b"cxx done\n", r.stdout)

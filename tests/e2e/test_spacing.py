@@ -16,14 +16,10 @@ shadow overwrite and no unknown free.  Under the three allocators the
 program must also see blocks 8 bytes apart, or the test would not test
 the second half: it says how many it saw.
 """
-import os
 import re
 
 import hstest
 
-LIBDIR = "/usr/lib/x86_64-linux-gnu"
-ALLOCATORS = [("glibc", None), ("jemalloc", "libjemalloc.so.2"),
-              ("tcmalloc", "libtcmalloc_minimal.so.4"), ("mimalloc", "libmimalloc.so.2")]
 SPACED = ("jemalloc", "tcmalloc", "mimalloc")  # 8-byte blocks 8 bytes apart
 
 SITES = [  # (function, allocations, bytes, frees, leaked bytes): hs_spacing.c
@@ -39,14 +35,8 @@ def counts(stdout):
 
 def main(t):
     ran = []
-    for name, so in ALLOCATORS:
-        env = None
-        if so:
-            lib = os.path.join(LIBDIR, so)
-            if not os.path.exists(lib):
-                print("%s: %s not installed, skipped" % (name, lib))
-                continue
-            env = {"LD_PRELOAD": lib}
+    for name, lib in [("glibc", None)] + hstest.installed_allocators():
+        env = {"LD_PRELOAD": lib} if lib else None
         ran.append(name)
         for mode in ("fp", "dwarf"):
             what = "%s, %s" % (name, mode)
