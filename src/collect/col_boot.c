@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect/col_dwarf.h"
 #include "collect/col_internal.h"
 #include "collect/col_record.h"
 #include "heapscope/profile.h"
@@ -263,6 +264,7 @@ __attribute__((destructor(101))) static void col_boot_dtor(void)
     int top = col_guard_enter();
     col_unwind_report();
     col_record_report();
+    col_dwarf_report();
     col_writer_lock();
     col_flush(COL_FLUSH_FINAL);
     col_writer_unlock();

@@ -25,9 +25,10 @@
 
 #define MAX_MODULES 1024
 #define CACHE_BITS 10
-#define CACHE_SIZE (1u << CACHE_BITS)
+#define CACHE_SIZE (1u << CACHE_BITS)                /* the table inside the cache */
 #define CACHE_SMALL (4096 / sizeof(cache_entry_t)) /* a new thread's: one page */
 #define CACHE_GROW_AFTER 16                         /* evictions before growing */
+#define CACHE_MAX (1u << 14)                        /* a table of its own, at most */
 
 typedef struct cfi_module {
     uintptr_t text_lo, text_hi; /* executable segment */
@@ -52,15 +53,25 @@ typedef struct cache_entry {
  * CACHE_SIZE: the threads of most programs step through a few dozen
  * return addresses, and each thread's cache is memory the program pays
  * for (12 KB a thread less; an interpreter's threads grow theirs at
- * once).  Likewise the memo's arrays hold as many frames as fit the page
- * after the rules (memo.max, about ten) until a walk needs more; then the
- * whole is mapped again for max_depth frames, the rules copied (a page
- * and a half less a thread where the stacks are shallow). */
+ * once).  A thread that then evicts as many rules as the table holds
+ * runs more code than it fits (a compiler: cc1plus steps through ~13,000
+ * return addresses, and its 1,024 entries parsed .eh_frame 73,500 times
+ * for 273,000 allocations): its rules move to a table of their own, four
+ * times as large, and again, up to CACHE_MAX (256 KB).  Likewise the
+ * memo's arrays hold as many frames as fit the page after the rules
+ * (memo.max, about ten) until a walk needs more; then the whole is
+ * mapped again for max_depth frames, the rules copied (a page and a half
+ * less a thread where the stacks are shallow). */
 typedef struct cfi_cache {
     cache_entry_t e[CACHE_SIZE]; /* first, so that the small cache is one page */
-    uint32_t mask, evictions;
+    cache_entry_t *tab;          /* e, or a mapping of mask + 1 entries */
+    uint32_t mask, evictions;    /* evictions since the table last grew */
     col_cfi_memo_t memo;
 } cfi_cache_t;
+
+/* Rules parsed from .eh_frame, and the largest table, for HEAPSCOPE_STATS. */
+static unsigned long rules_parsed;
+static uint32_t rules_table_max;
 _Static_assert(CACHE_SMALL * sizeof(cache_entry_t) == 4096, "the small cache is one page");
 
 /* The memo's arrays for max frames after the cache (or, with c NULL, the
@@ -171,26 +182,69 @@ static const cfi_module_t *module_of(uintptr_t ip)
 }
 
 /* The entry of ra in c. */
-UT_INLINE cache_entry_t *rule_entry(cfi_cache_t *c, uintptr_t ra)
+UT_INLINE cache_entry_t *rule_slot(cache_entry_t *tab, uint32_t mask, uintptr_t ra)
 {
-    return &c->e[(ra ^ (ra >> CACHE_BITS)) & c->mask];
+    return &tab[(ra ^ (ra >> CACHE_BITS)) & mask];
 }
 
-/* The small cache becomes the whole: its other pages written first (see
- * cache_new), and its rules dropped, as their entries move. */
+UT_INLINE cache_entry_t *rule_entry(cfi_cache_t *c, uintptr_t ra)
+{
+    return rule_slot(c->tab, c->mask, ra);
+}
+
+static void table_max_raise(uint32_t n)
+{
+    for (uint32_t m = __atomic_load_n(&rules_table_max, __ATOMIC_RELAXED); m < n;)
+        if (__atomic_compare_exchange_n(&rules_table_max, &m, n, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            break;
+}
+
+/* The table's entries, if it is a mapping of its own, unmapped. */
+static void table_unmap(cfi_cache_t *c)
+{
+    if (c->tab != c->e)
+        col_vm_unmap(c->tab, (c->mask + 1) * sizeof c->tab[0]);
+}
+
+/* The table grows: the small one becomes all of e, its other pages
+ * written first (see cache_new) and its rules dropped, as their entries
+ * move; a full e (or a table of its own) moves to a mapping four times as
+ * large, every page mapped at once (a lookup that read a page never
+ * written would map the zero page, and the store after it cost a TLB
+ * flush), with its rules.  Nothing changes if that cannot be mapped. */
 UT_COLD static void cache_grow(cfi_cache_t *c)
 {
-    for (size_t i = CACHE_SMALL; i < CACHE_SIZE; i += CACHE_SMALL)
-        UT_WRITE_FIRST(c->e[i]);
-    memset(c->e, 0, CACHE_SMALL * sizeof c->e[0]);
-    c->mask = CACHE_SIZE - 1;
+    c->evictions = 0;
+    if (c->mask < CACHE_SIZE - 1) {
+        for (size_t i = CACHE_SMALL; i < CACHE_SIZE; i += CACHE_SMALL)
+            UT_WRITE_FIRST(c->e[i]);
+        memset(c->e, 0, CACHE_SMALL * sizeof c->e[0]);
+        c->mask = CACHE_SIZE - 1;
+        table_max_raise(CACHE_SIZE);
+        return;
+    }
+    uint32_t n = (c->mask + 1) * 4;
+    cache_entry_t *t = col_vm_map_populated(n * sizeof *t);
+    if (t == NULL)
+        return;
+    for (uint32_t i = 0; i <= c->mask; i++)
+        if (c->tab[i].ip != 0)
+            *rule_slot(t, n - 1, c->tab[i].ip) = c->tab[i];
+    table_unmap(c);
+    c->tab = t;
+    c->mask = n - 1;
+    table_max_raise(n);
 }
 
 /* ra's entry in c, filled with its rule (kind BAD where there is none);
- * e (its entry) held another address's rule or none. */
+ * e (its entry) held another address's rule or none.  A table that has
+ * evicted CACHE_GROW_AFTER rules (the small one) or as many as it holds
+ * grows. */
 UT_COLD static cache_entry_t *rule_miss(cfi_cache_t *c, cache_entry_t *e, uintptr_t ra)
 {
-    if (e->ip != 0 && c->mask != CACHE_SIZE - 1 && ++c->evictions >= CACHE_GROW_AFTER) {
+    if (e->ip != 0 && c->mask < CACHE_MAX - 1 &&
+        ++c->evictions >= (c->mask < CACHE_SIZE - 1 ? CACHE_GROW_AFTER : c->mask + 1)) {
         cache_grow(c);
         e = rule_entry(c, ra);
     }
@@ -198,9 +252,22 @@ UT_COLD static cache_entry_t *rule_miss(cfi_cache_t *c, cache_entry_t *e, uintpt
     const cfi_module_t *m = module_of(ra - 1);
     if (m && m->hdr)
         rule = col_dwarf_rule_for(ra - 1, m->hdr, m->seg_lo, m->seg_hi);
+    __atomic_fetch_add(&rules_parsed, 1, __ATOMIC_RELAXED);
     e->ip = ra;
     e->rule = rule;
     return e;
+}
+
+/* With HEAPSCOPE_STATS=1, at exit, if any thread walked by DWARF rules:
+ * how many rules were read from .eh_frame, and the largest table. */
+void col_dwarf_report(void)
+{
+    unsigned long parsed = __atomic_load_n(&rules_parsed, __ATOMIC_RELAXED);
+    uint32_t table_max = __atomic_load_n(&rules_table_max, __ATOMIC_RELAXED);
+    if (col_config.stats && table_max != 0)
+        col_message_add("HEAPSCOPE_STATS: DWARF rules: %lu read from .eh_frame, largest rule "
+                        "table of a thread %u entries",
+                        parsed, (unsigned)table_max);
 }
 
 /* At thread exit: the thread's cache to t, its rules kept (memo.epoch
@@ -217,6 +284,7 @@ void col_dwarf_thread_exit(col_thread_t *t)
     tls_cache = NULL;
     int max = c->memo.max;
     if (t->unwind_cfi) {
+        table_unmap(c);
         col_vm_unmap(c, cache_carve(NULL, max));
         return;
     }
@@ -262,7 +330,9 @@ UT_COLD static cfi_cache_t *memo_grow(cfi_cache_t *c)
     cfi_cache_t *g = cache_map(col_config.max_depth);
     if (g == NULL)
         return NULL;
-    memcpy(g->e, c->e, (c->mask + 1) * sizeof c->e[0]); /* the pages in use */
+    if (c->tab == c->e)
+        memcpy(g->e, c->e, (c->mask + 1) * sizeof c->e[0]); /* the pages in use */
+    g->tab = c->tab == c->e ? g->e : c->tab;
     g->mask = c->mask;
     g->evictions = c->evictions;
     g->memo.epoch = c->memo.epoch;
@@ -286,7 +356,9 @@ UT_COLD static cfi_cache_t *cache_new(void)
          * (UT_WRITE_FIRST); a recycled state keeps it
          * (col_dwarf_thread_exit). */
         UT_WRITE_FIRST(c->e[0]);
+        c->tab = c->e;
         c->mask = CACHE_SMALL - 1;
+        table_max_raise(CACHE_SMALL);
         c->memo.epoch = col_modules_epoch();
     }
     return cache_set(c);
@@ -426,7 +498,7 @@ UT_NOINLINE uint32_t col_dwarf_stack(const void *start, int max, uintptr_t skip_
 again:;
     uint32_t epoch = col_modules_epoch();
     if (UT_UNLIKELY(c->memo.epoch != epoch)) {
-        memset(c->e, 0, (c->mask + 1) * sizeof c->e[0]); /* the pages in use */
+        memset(c->tab, 0, (c->mask + 1) * sizeof c->tab[0]); /* the pages in use */
         c->memo.m = 0;
         c->memo.epoch = epoch;
     }

@@ -18,6 +18,7 @@ int col_dwarf_init(void);
 void col_dwarf_modules_changed(void);
 void col_dwarf_thread_exit(struct col_thread *t);   /* this thread's cache to t */
 void col_dwarf_thread_attach(struct col_thread *t); /* t's cache to this thread */
+void col_dwarf_report(void);                         /* HEAPSCOPE_STATS, at exit */
 
 /* The walk itself, col_dwarf_stack, is declared in col_internal.h (the
  * dispatch in col_unwind is inline).  It returns the call-tree node of the
