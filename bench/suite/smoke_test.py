@@ -465,6 +465,30 @@ def check_sampled(build):
         check_rejected([run, "--build-dir", build, "--runs", "0"], "--runs")
 
 
+def check_programs(build):
+    """bench/programs/run on perl (Debian's perl-base: always installed),
+    one repetition: a row of ratios in its CSV; an unknown name refused."""
+    run = os.path.join(HERE, "..", "programs", "run")
+    with tempfile.TemporaryDirectory() as d:
+        out_csv = os.path.join(d, "p.csv")
+        r = subprocess.run([run, "--build", build, "--repeat", "1", "--only", "perl",
+                            "--no-heaptrack", "--csv", out_csv], capture_output=True, text=True,
+                           timeout=120)
+        if r.returncode != 0:
+            fail(f"bench/programs/run exited {r.returncode}: {r.stdout}{r.stderr}")
+        with open(out_csv) as f:
+            recs = list(csv.DictReader(f))
+        if [x["program"] for x in recs] != ["perl"]:
+            fail(f"bench/programs/run CSV rows {recs}")
+        x = recs[0]
+        if float(x["base_s"]) <= 0 or not all(float(x[k]) > 0.5 for k in ("fp_cpu", "dwarf_cpu", "fp_rss", "dwarf_rss")) \
+                or float(x["dwarf_profile_kib"]) <= 0 or "heaptrack_cpu" in x:
+            fail(f"bench/programs/run CSV row {x}")
+        if not re.search(r"^perl +\d+\.\d\d +\d+\.\d +\| +\d+\.\d\dx +\d+\.\d\dx", r.stdout, re.M):
+            fail(f"bench/programs/run: no table row for perl: {r.stdout}")
+        check_rejected([run, "--build", build, "--repeat", "1", "--only", "nosuchprogram"], "nosuchprogram")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
         check_workload(sys.argv[2], sys.argv[3])
@@ -480,9 +504,11 @@ def main():
         check_replace(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "sampled":
         check_sampled(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "programs":
+        check_programs(sys.argv[2])
     else:
         fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | targets | overhead BUILD"
-             " | floor BUILD | replace BUILD | sampled BUILD")
+             " | floor BUILD | replace BUILD | sampled BUILD | programs BUILD")
     print("ok")
 
 
