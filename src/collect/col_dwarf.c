@@ -68,11 +68,11 @@ typedef struct cfi_cache {
     uint32_t mask, evictions;    /* evictions since the table last grew */
     col_cfi_memo_t memo;
 } cfi_cache_t;
+_Static_assert(CACHE_SMALL * sizeof(cache_entry_t) == 4096, "the small cache is one page");
 
-/* Rules parsed from .eh_frame, and the largest table, for HEAPSCOPE_STATS. */
+/* Rules read from .eh_frame, and the largest table, for HEAPSCOPE_STATS. */
 static unsigned long rules_parsed;
 static uint32_t rules_table_max;
-_Static_assert(CACHE_SMALL * sizeof(cache_entry_t) == 4096, "the small cache is one page");
 
 /* The memo's arrays for max frames after the cache (or, with c NULL, the
  * mapping's size). */
@@ -181,17 +181,19 @@ static const cfi_module_t *module_of(uintptr_t ip)
     return NULL;
 }
 
-/* The entry of ra in c. */
+/* The entry of ra in a table of mask + 1 entries. */
 UT_INLINE cache_entry_t *rule_slot(cache_entry_t *tab, uint32_t mask, uintptr_t ra)
 {
     return &tab[(ra ^ (ra >> CACHE_BITS)) & mask];
 }
 
+/* The entry of ra in c. */
 UT_INLINE cache_entry_t *rule_entry(cfi_cache_t *c, uintptr_t ra)
 {
     return rule_slot(c->tab, c->mask, ra);
 }
 
+/* A thread's table now holds n entries: the largest, for HEAPSCOPE_STATS. */
 static void table_max_raise(uint32_t n)
 {
     for (uint32_t m = __atomic_load_n(&rules_table_max, __ATOMIC_RELAXED); m < n;)
