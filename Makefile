@@ -27,13 +27,14 @@ WERROR     ?=
 # clang and its runtime (libFuzzer, sanitizers), the allocators `heapscope
 # bench` compares (and jemalloc's header: a test program uses its own API),
 # heaptrack (side-by-side checks), gdb (gcore for the core
-# walker's tests), and real programs the reliability tests profile.
+# walker's tests), zstd (the format tests inflate a profile's records and
+# make hostile ones), and real programs the reliability tests profile.
 DEB_PACKAGES := build-essential cmake pkg-config libunwind-dev libdw-dev \
                 libelf-dev libzstd-dev libxxhash-dev libprotobuf-c-dev protobuf-c-compiler \
                 zlib1g-dev valgrind python3 binutils protobuf-compiler \
                 chromium clang libclang-rt-14-dev llvm-14 libjemalloc2 \
                 libjemalloc-dev libgoogle-perftools4 libmimalloc2.0 heaptrack gdb sqlite3 \
-                xz-utils pigz
+                xz-utils pigz zstd
 
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 ifneq ($(filter 1 ON on yes YES true TRUE,$(WERROR)),)

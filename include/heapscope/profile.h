@@ -7,8 +7,10 @@
  * Layout:  header (16 bytes)  then  record*
  *   header : "HEAPSCP\0" u16 major  u16 minor  u32 flags      (little endian)
  *   record : u32 type  u32 length  u8 payload[length]  u32 check
- *            check = XXH32 of the payload seeded with the type (2.x);
+ *            check = XXH32 of the payload seeded with the type (2.x, 3.x);
  *                    FNV-1a 32 over the 4 type bytes then the payload (1.x).
+ *            A type with PF_REC_ZSTD set (3.x) holds one zstd frame whose
+ *            content is the payload of (type & ~PF_REC_ZSTD).
  * Payload integers are LEB128 varints (unsigned, or zigzag for signed).
  *
  * Versioning: bump PF_VERSION_MAJOR when an existing record changes meaning
@@ -22,12 +24,19 @@
 #define PF_MAGIC "HEAPSCP"        /* 7 chars + NUL = 8 bytes */
 #define PF_MAGIC_LEN 8
 #define PF_HEADER_SIZE 16
-#define PF_VERSION_MAJOR 2        /* 2: the records' check is XXH32 */
+#define PF_VERSION_MAJOR 3        /* 3: NODES and STACKS as deltas; zstd records */
 #define PF_VERSION_MINOR 0
-#define PF_VERSION_MAJOR_OLDEST 1 /* 1.x: FNV-1a checks (1.1: TOTALS gained `untracked`) */
+#define PF_VERSION_MAJOR_OLDEST 1 /* 1.x: FNV-1a checks (1.1: TOTALS gained `untracked`);
+                                   2.x: XXH32 checks; both: absolute NODES and STACKS */
 
 /* Largest payload a reader accepts for one record (bytes). */
 #define PF_MAX_RECORD (1u << 30)
+
+/* Record type bit (3.x): the payload is compressed, one zstd frame that
+ * states its content size, at most PF_MAX_INFLATED bytes.  The check is of
+ * the stored (compressed) bytes, seeded with the type as stored. */
+#define PF_REC_ZSTD 0x80000000u
+#define PF_MAX_INFLATED (64u << 20)
 
 enum pf_record_type {
     PF_REC_INFO = 1,          /* process and settings; first record */

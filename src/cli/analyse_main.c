@@ -22,6 +22,8 @@
 #include "analyse/an_html.h"
 #include "cli/cli.h"
 #include "corewalk/cw_cmd.h"
+#include "format/pf_pack.h"
+#include "format/pf_reader.h"
 
 typedef struct cli_command {
     const char *name;
@@ -67,24 +69,33 @@ static void usage(FILE *out)
     fprintf(out, "\n`heapscope COMMAND --help` describes a command; `man heapscope` has it all.\n");
 }
 
-int cli_run_summary(const char *path, int code)
+int cli_run_finish(const char *path, int code, int quiet)
 {
-    an_run_summary(path, stderr);
+    pf_pack_result_t r;
+    char err[PF_ERRMSG_SIZE];
+    int rc = pf_pack_file(path, &r, err, sizeof err);
+    /* a profile that does not read is the summary's to report; a failed
+     * rewrite leaves it as it was, readable, and is said here */
+    if ((rc == PF_EIO || rc == PF_ENOMEM) && !quiet)
+        fprintf(stderr, "heapscope: the profile is left uncompressed: %s\n", err);
+    if (!quiet)
+        an_run_summary(path, stderr);
     return code;
 }
 
-/* `--run-summary PATH CODE`, from the launcher's cli_run_summary. */
-static int run_summary_main(int argc, char **argv)
+/* `--run-finish PATH CODE summary|quiet`, from the launcher's cli_run_finish. */
+static int run_finish_main(int argc, char **argv)
 {
     char *end;
     errno = 0;
-    long code = argc == 3 ? strtol(argv[2], &end, 10) : -1;
-    if (argc != 3 || errno || *end || code < 0 || code > 255) {
-        fprintf(stderr, "heapscope: usage: heapscope-analyse %s PATH EXIT-STATUS\n",
-                CLI_RUN_SUMMARY_CMD);
+    long code = argc == 4 ? strtol(argv[2], &end, 10) : -1;
+    if (argc != 4 || errno || *end || code < 0 || code > 255 ||
+        (strcmp(argv[3], "quiet") && strcmp(argv[3], "summary"))) {
+        fprintf(stderr, "heapscope: usage: heapscope-analyse %s PATH EXIT-STATUS summary|quiet\n",
+                CLI_RUN_FINISH_CMD);
         return 2;
     }
-    return cli_run_summary(argv[1], (int)code);
+    return cli_run_finish(argv[1], (int)code, !strcmp(argv[3], "quiet"));
 }
 
 int main(int argc, char **argv)
@@ -94,8 +105,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, CLI_RUN_SUMMARY_CMD))
-        return run_summary_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, CLI_RUN_FINISH_CMD))
+        return run_finish_main(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);

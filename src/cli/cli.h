@@ -5,7 +5,8 @@
  * and links nothing but libc, so that the process waiting for the profiled
  * program loads no analysis library (time and memory it would add to every
  * profiled run: docs/ARCHITECTURE.md, "The command").  Every other
- * subcommand, and the summary at the end of `run`, is the analyser's,
+ * subcommand, and the end of `run` (compressing the profile, the
+ * summary), is the analyser's,
  * `heapscope-analyse` (analyse_main.c), which the launcher execs.
  *
  * Each entry point takes the arguments after the subcommand name (argv[0]
@@ -17,11 +18,13 @@
 
 int cli_run_main(int argc, char **argv);
 
-/* Print `heapscope run`'s summary of the profile at path to stderr, then
- * end with exit status `code` (the program's).  In the analyser: prints it
- * and returns code.  In the launcher: becomes the analyser (exec), and
- * returns code only if it cannot, after saying so. */
-int cli_run_summary(const char *path, int code);
+/* The end of `heapscope run`, once the program has exited: compress its
+ * profile at path in place (pf_pack.h: if it is final), print the summary
+ * to stderr unless quiet, then end with exit status `code` (the
+ * program's).  In the analyser: does it and returns code.  In the
+ * launcher: becomes the analyser (exec), and returns code only if it
+ * cannot, after saying so (unless quiet). */
+int cli_run_finish(const char *path, int code, int quiet);
 
 /* Why the program prog (argv[0] of `heapscope run`) cannot have written a
  * profile, read from its executable (cli_noprofile.c): a sentence, or NULL
@@ -46,8 +49,8 @@ int cli_links_jemalloc(const char *prog);
  * with "libjemalloc" (cli_allocext.c)? */
 int cli_preloads_jemalloc(const char *preload);
 
-/* The hidden analyser command the launcher's cli_run_summary execs:
- * `heapscope-analyse --run-summary PATH CODE`. */
-#define CLI_RUN_SUMMARY_CMD "--run-summary"
+/* The hidden analyser command the launcher's cli_run_finish execs:
+ * `heapscope-analyse --run-finish PATH CODE summary|quiet`. */
+#define CLI_RUN_FINISH_CMD "--run-finish"
 
 #endif

@@ -1,8 +1,8 @@
 /* cli_run.c - `heapscope run`: start a program with libheapscope.so
- * preloaded, wait for it, print a short summary of its profile to stderr and
- * exit with the program's own status (128 + signal if it was killed).
- * It runs in the launcher (launch.c), which links nothing but libc: the
- * summary is the analyser's (cli_run_summary).
+ * preloaded, wait for it, compress its profile, print a short summary of it
+ * to stderr and exit with the program's own status (128 + signal if it was
+ * killed).  It runs in the launcher (launch.c), which links nothing but
+ * libc: compressing and the summary are the analyser's (cli_run_finish).
  *
  * The program keeps stdin, stdout and stderr.  SIGINT and SIGQUIT from the
  * terminal reach the program (same process group) while heapscope ignores
@@ -394,24 +394,25 @@ int cli_run_main(int argc, char **argv)
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFEXITED(status) && (code == 126 || code == 127))
         return code; /* could not start the program; already reported */
-    if (!o.quiet) {
-        char path[PATH_MAX];
-        const char *why;
-        if (WIFSIGNALED(status))
-            fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
-                    WTERMSIG(status), strsignal(WTERMSIG(status)));
-        struct stat pst;
-        if (profile_path(&o, child_pid, path, sizeof path) == 0 && stat(path, &pst) == 0 &&
-            !S_ISREG(pst.st_mode))
-            fprintf(stderr, "heapscope: profile written to %s (not a regular file: no summary)\n",
-                    path);
-        else if (profile_path(&o, child_pid, path, sizeof path) == 0)
-            return cli_run_summary(path, code);
-        else if ((why = cli_no_profile_reason(o.prog[0])) != NULL)
-            fprintf(stderr, "heapscope: no profile was written for %s (pid %d): %s\n", o.prog[0],
-                    (int)child_pid, why);
-        else
-            fprintf(stderr, "heapscope: no profile was written for pid %d\n", (int)child_pid);
-    }
+    char path[PATH_MAX];
+    struct stat pst;
+    int found = profile_path(&o, child_pid, path, sizeof path) == 0;
+    int regular = found && stat(path, &pst) == 0 && S_ISREG(pst.st_mode);
+    if (o.quiet)
+        return regular ? cli_run_finish(path, code, 1) : code;
+    const char *why;
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (found && !regular && stat(path, &pst) == 0)
+        fprintf(stderr, "heapscope: profile written to %s (not a regular file: no summary)\n",
+                path);
+    else if (found)
+        return cli_run_finish(path, code, 0);
+    else if ((why = cli_no_profile_reason(o.prog[0])) != NULL)
+        fprintf(stderr, "heapscope: no profile was written for %s (pid %d): %s\n", o.prog[0],
+                (int)child_pid, why);
+    else
+        fprintf(stderr, "heapscope: no profile was written for pid %d\n", (int)child_pid);
     return code;
 }

@@ -8,7 +8,7 @@
  * 2 MB of RSS in the process that waits for it, inside the profiled
  * program's cgroup (docs/BENCHMARKS.md, "The launcher without the
  * analysis libraries"); this binary needs only libc.  `run`'s summary at
- * the end is the analyser's too (cli_run_summary below).
+ * the end is the analyser's too (cli_run_finish below).
  *
  * The analyser is $HEAPSCOPE_ANALYSER if set, else the one beside this
  * binary (both are in bin/, built and installed, so that the subcommands
@@ -58,13 +58,15 @@ static void exec_analyser(char **argv)
     fprintf(stderr, "heapscope: cannot run %s: %s\n", path, strerror(errno));
 }
 
-int cli_run_summary(const char *path, int code)
+int cli_run_finish(const char *path, int code, int quiet)
 {
     char status[16];
     snprintf(status, sizeof status, "%d", code);
-    char *argv[] = {"heapscope", CLI_RUN_SUMMARY_CMD, (char *)path, status, NULL};
+    char *argv[] = {"heapscope", CLI_RUN_FINISH_CMD, (char *)path, status,
+                    quiet ? "quiet" : "summary", NULL};
     exec_analyser(argv);
-    fprintf(stderr, "heapscope: no summary; the profile is %s\n", path);
+    if (!quiet)
+        fprintf(stderr, "heapscope: no summary; the profile is %s\n", path);
     return code;
 }
 

@@ -7,7 +7,12 @@
  * parent's plus one and is capped at PF_READ_MAX_DEPTH; the depths summed
  * over all stacks are capped at PF_READ_MAX_FRAMES so that a small crafted
  * file cannot make the report print billions of frames.
+ *
+ * Format 3 writes both records as deltas: a node as (id - parent, ip -
+ * parent's ip), a stack as (id - the record's previous id, leaf - (id -
+ * 1)).  1.x and 2.x write the absolute values.
  */
+#include "common/ut_varint.h"
 #include "format/pf_read_int.h"
 
 int pf_read_nodes(pf_cur_t *c)
@@ -30,10 +35,22 @@ int pf_read_nodes(pf_cur_t *c)
     if (!nodes)
         return PF_NOMEM(ps);
     p->nodes = nodes;
+    int deltas = p->major >= 3;
     for (uint64_t i = 0; i < count; i++) {
         uint64_t id = p->n_nodes + 1, parent, ip;
         if ((rc = pf_cur_u(c, "parent", &parent)) || (rc = pf_cur_u(c, "ip", &ip)))
             return rc;
+        if (deltas) {
+            /* parent: how far back (0 would be the node itself); ip: zigzag
+             * of the difference from the parent's, which wraps like the
+             * writer's subtraction did */
+            if (parent == 0 || parent > id)
+                return PF_CORRUPT(ps, "node %llu has its parent %llu nodes back, which is not an "
+                                      "earlier node or none",
+                                  (unsigned long long)id, (unsigned long long)parent);
+            parent = id - parent;
+            ip = (parent ? nodes[parent - 1].ip : 0) + (uint64_t)ut_unzigzag(ip);
+        }
         if (parent >= id)
             return PF_CORRUPT(ps,
                               "node %llu has parent %llu, which is not an earlier node "
@@ -65,12 +82,21 @@ int pf_read_stacks(pf_cur_t *c)
     if (!st)
         return PF_NOMEM(ps);
     p->stacks = st;
+    int deltas = p->major >= 3;
+    uint64_t prev_id = 0;
     for (uint64_t i = 0; i < count; i++) {
         uint64_t id, leaf, flags;
         uint32_t old;
         if ((rc = pf_cur_u(c, "stack_id", &id)) || (rc = pf_cur_u(c, "leaf", &leaf)) ||
             (rc = pf_cur_u(c, "flags", &flags)))
             return rc;
+        if (deltas) {
+            /* wrapping sums: whatever they make is checked below as an
+             * absolute file would be */
+            id = prev_id + (uint64_t)ut_unzigzag(id);
+            leaf = id - 1 + (uint64_t)ut_unzigzag(leaf);
+            prev_id = id;
+        }
         if (leaf > p->n_nodes)
             return PF_CORRUPT(ps, "stack %llu has leaf node %llu, but only %zu nodes exist",
                               (unsigned long long)id, (unsigned long long)leaf, p->n_nodes);

@@ -6,10 +6,13 @@
  *   offset 0   magic[8] "HEAPSCP\0"
  *   offset 8   u16 major, u16 minor, u32 flags          (little endian)
  *   offset 16  record*: u32 type, u32 length, payload[length], u32 check
- *              check = FNV-1a 32 over the 4 type bytes, then the payload
+ *              check = XXH32 of the payload seeded with the type (2.x, 3.x),
+ *                      FNV-1a 32 over the 4 type bytes, then the payload (1.x)
  * A record that runs past the end of the file or fails its check ends the
  * readable part (truncated profile); anything else that is wrong is an
- * error.  The loop advances by at least 12 bytes per record, so it ends.
+ * error.  In 3.x a type with PF_REC_ZSTD set holds a zstd frame, inflated
+ * here (at most PF_MAX_INFLATED bytes) before its decoder sees it.  The
+ * loop advances by at least 12 bytes per record, so it ends.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "common/ut_varint.h"
 #include "format/pf_check.h"
@@ -78,7 +82,7 @@ static int pf_read_header(pf_parse_t *ps)
 }
 
 /* Decode one payload of a known type.  Unknown types are skipped. */
-static int pf_read_dispatch(pf_parse_t *ps, uint32_t type, const uint8_t *pl, uint32_t len)
+static int pf_read_dispatch(pf_parse_t *ps, uint32_t type, const uint8_t *pl, size_t len)
 {
     pf_cur_t c = {pl, pl + len, ps};
     switch (type) {
@@ -94,6 +98,34 @@ static int pf_read_dispatch(pf_parse_t *ps, uint32_t type, const uint8_t *pl, ui
     case PF_REC_MESSAGE: return pf_read_message(&c);
     default: ps->prof->skipped++; return PF_OK;
     }
+}
+
+/* Inflate the zstd frame pl[len] of a compressed record into a malloc'd
+ * *out[*outlen].  Returns PF_OK or an error (the check matched, so a bad
+ * frame was written so: the file is corrupt, not torn). */
+static int pf_read_inflate(pf_parse_t *ps, const uint8_t *pl, uint32_t len, uint8_t **out,
+                           size_t *outlen)
+{
+    unsigned long long n = ZSTD_getFrameContentSize(pl, len);
+    if (n == ZSTD_CONTENTSIZE_ERROR)
+        return PF_CORRUPT(ps, "the compressed payload is not a zstd frame");
+    if (n == ZSTD_CONTENTSIZE_UNKNOWN)
+        return PF_CORRUPT(ps, "the compressed payload's zstd frame does not state its size");
+    if (n > PF_MAX_INFLATED)
+        return PF_CORRUPT(ps, "the compressed payload inflates to %llu bytes, above the limit of %u",
+                          n, PF_MAX_INFLATED);
+    uint8_t *b = malloc(n ? (size_t)n : 1);
+    if (!b)
+        return PF_NOMEM(ps);
+    size_t got = ZSTD_decompress(b, (size_t)n, pl, len);
+    if (ZSTD_isError(got) || got != n) {
+        free(b);
+        return PF_CORRUPT(ps, "the compressed payload does not inflate: %s",
+                          ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than it states");
+    }
+    *out = b;
+    *outlen = (size_t)n;
+    return PF_OK;
 }
 
 /* Walk the records after the header.  Returns PF_OK (also when the file
@@ -121,10 +153,24 @@ static int pf_read_records(pf_parse_t *ps)
         uint32_t got = pf_check(ps->prof->major, type, pl, len);
         if (want != got)
             return pf_read_truncate(ps, "bad checksum (stored 0x%08x, computed 0x%08x)", want, got);
-        if (ps->rec_no == 1 && type != PF_REC_INFO)
+        uint8_t *inflated = NULL;
+        size_t plen = len;
+        if (ps->prof->major >= 3 && (type & PF_REC_ZSTD)) {
+            type &= ~PF_REC_ZSTD;
+            ps->rec_type = type;
+            int rc = pf_read_inflate(ps, pl, len, &inflated, &plen);
+            if (rc)
+                return rc;
+            pl = inflated;
+            ps->prof->compressed++;
+        }
+        if (ps->rec_no == 1 && type != PF_REC_INFO) {
+            free(inflated);
             return PF_CORRUPT(ps, "the first record is %s (type %u), not INFO",
                               pf_reader_type_name(type), type);
-        int rc = pf_read_dispatch(ps, type, pl, len);
+        }
+        int rc = pf_read_dispatch(ps, type, pl, plen);
+        free(inflated);
         if (rc)
             return rc;
         ps->prof->records++;
@@ -226,18 +272,17 @@ static int pf_read_fd(int fd, uint8_t **buf, size_t *len)
     return 0;
 }
 
-int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz)
+int pf_reader_load(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz)
 {
-    *out = NULL;
+    *buf = NULL;
+    *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errsz)
             snprintf(err, errsz, "cannot open the profile: %s", strerror(errno));
         return PF_EIO;
     }
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    int e = pf_read_fd(fd, &buf, &len);
+    int e = pf_read_fd(fd, buf, len);
     close(fd);
     if (e) {
         if (errsz)
@@ -245,7 +290,18 @@ int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz
                      e == ENODEV ? "a device, not a file or a pipe" : strerror(e));
         return e == ENOMEM ? PF_ENOMEM : PF_EIO;
     }
-    int rc = pf_reader_parse(buf, len, out, err, errsz);
+    return PF_OK;
+}
+
+int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    uint8_t *buf;
+    size_t len;
+    int rc = pf_reader_load(path, &buf, &len, err, errsz);
+    if (rc)
+        return rc;
+    rc = pf_reader_parse(buf, len, out, err, errsz);
     free(buf);
     return rc;
 }

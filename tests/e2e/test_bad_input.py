@@ -5,24 +5,10 @@ clear message (or, for a torn tail, keep what came before and say so) and
 never crash or hang."""
 import os
 import struct
+import subprocess
+
 import hstest
-
-FNV_INIT, FNV_PRIME = 0x811c9dc5, 0x01000193
-
-
-def fnv(data, h=FNV_INIT):
-    for b in data:
-        h = ((h ^ b) * FNV_PRIME) & 0xffffffff
-    return h
-
-
-def uv(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7f) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+from hsformat import frame, uv, sv, ZSTD
 
 
 def s(text):
@@ -30,14 +16,49 @@ def s(text):
     return uv(len(b)) + b
 
 
-def record(rtype, payload):
-    head = struct.pack("<II", rtype, len(payload))
-    return head + payload + struct.pack("<I", fnv(payload, fnv(head[:4])))
+def record(rtype, payload, major=1):
+    return frame(rtype, payload, major)
 
 
-HEADER = b"HEAPSCP\0" + struct.pack("<HHI", 1, 0, 0)
-INFO = record(1, uv(42) + uv(1) + uv(0) + uv(0) + uv(0) + s("/bin/x") + uv(1) + s("x")
-              + uv(1) + uv(64) + uv(500) + uv(10) + uv(16384) + s("libc"))
+def header(major):
+    return b"HEAPSCP\0" + struct.pack("<HHI", major, 0, 0)
+
+
+HEADER = header(1)
+INFO_PAYLOAD = (uv(42) + uv(1) + uv(0) + uv(0) + uv(0) + s("/bin/x") + uv(1) + s("x")
+                + uv(1) + uv(64) + uv(500) + uv(10) + uv(16384) + s("libc"))
+INFO = record(1, INFO_PAYLOAD)
+
+
+def zstd(data, sized=True):
+    """A zstd frame of data; sized=False leaves out its content size, as
+    the zstd command does for a pipe unless it is told the size."""
+    size = ["--stream-size=%d" % len(data)] if sized else []
+    return subprocess.run(["zstd", "-1", "-c", "-q"] + size, input=data,
+                          stdout=subprocess.PIPE, check=True).stdout
+
+
+def format3_files():
+    """(name, bytes, expected message) of hostile format-3 files: its zstd
+    records and delta-coded nodes."""
+    h3, info3 = header(3), record(1, INFO_PAYLOAD, 3)
+    nodes = uv(1) + uv(2) + uv(1) + sv(0x401000) + uv(1) + sv(-16)  # a good chain of 2
+    z = zstd(nodes)
+    bomb = zstd(bytes(65 << 20))  # states 65 MiB, a few KiB stored
+    return (
+        ("zstd-not-a-frame.hsp", h3 + info3 + record(4 | ZSTD, b"not zstd at all", 3),
+         "not a zstd frame"),
+        ("zstd-cut.hsp", h3 + info3 + record(4 | ZSTD, z[:len(z) - 3], 3), "does not inflate"),
+        ("zstd-no-size.hsp", h3 + info3 + record(4 | ZSTD, zstd(nodes, sized=False), 3),
+         "does not state its size"),
+        ("zstd-bomb.hsp", h3 + info3 + record(4 | ZSTD, bomb, 3), "above the limit"),
+        ("delta-parent-0.hsp", h3 + info3 + record(4, uv(1) + uv(1) + uv(0) + sv(4096), 3),
+         "parent"),
+        ("delta-parent-far.hsp", h3 + info3 + record(4, uv(1) + uv(1) + uv(2) + sv(4096), 3),
+         "parent"),
+        ("delta-leaf.hsp", h3 + info3 + record(4 | ZSTD, z, 3)
+         + record(5, uv(1) + sv(3) + sv(5) + uv(0), 3), "leaf node 7"),
+    )
 
 
 def main(t):
@@ -78,6 +99,11 @@ def main(t):
     report("varint.hsp", HEADER + INFO + over, 1, "")
     noinfo = record(8, uv(0))
     report("no-info.hsp", HEADER + noinfo, 1, "INFO")
+    for name, content, fragment in format3_files():
+        report(name, content, 1, fragment)
+    # a 1.x or 2.x file knows no compressed records: one is skipped, unread
+    report("zstd-in-v2.hsp", header(2) + record(1, INFO_PAYLOAD, 2)
+                 + record(4 | ZSTD, b"not zstd at all", 2), 0, "unknown type skipped")
     r = t._exec([hs, "report", os.path.join(t.dir, "does-not-exist.hsp")], None, None, b"",
                 None, 30, None)
     t.eq("missing file: exit status", 1, r.rc)

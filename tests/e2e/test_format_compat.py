@@ -1,55 +1,97 @@
-"""e2e_format_compat: profiles of format 1.x are still read (hs_single.c).
+"""e2e_format_compat: format 3.0 as the collector writes it and as
+`heapscope run` leaves it, and profiles of formats 1.x and 2.x still read
+(hs_single.c, hs_manyret.c, hs_sigkill.c).
 
-heapscope writes format 2.0, whose records end in an XXH32 check; 1.x
-profiles end theirs in FNV-1a (docs/FORMAT.md).  A profile just written is
-rewritten here in 1.1 framing, every check recomputed as FNV-1a, and must
-report hs_single's exact counts and the same text report; a 1.x profile
-whose check does not match is cut there, as a 2.x one is."""
+The collector writes 3.0 with NODES and STACKS as deltas and nothing
+compressed; once the program has exited, `heapscope run` rewrites a final
+profile with its large records as zstd frames (docs/FORMAT.md).  Profiles
+are decoded here by hsformat (written from the document, not from the C
+reader) and rewritten as 2.0 (absolute nodes and stacks, XXH32 checks) and
+as 1.1 (FNV-1a checks): each must report hs_single's exact counts and the
+same text report.  A 1.x profile whose check does not match is cut there,
+as a 2.x one is."""
 import os
-import struct
 
+import hsformat
 import hstest
 import test_single
-from test_bad_input import fnv
+
+NODES_Z, STACKS_Z, COUNTERS_Z = 4 | hsformat.ZSTD, 5 | hsformat.ZSTD, 6 | hsformat.ZSTD
 
 
-def records(data):
-    """(type, payload) of every record after the 16-byte header."""
-    off, out = 16, []
-    while off < len(data):
-        rtype, n = struct.unpack_from("<II", data, off)
-        out.append((rtype, data[off + 8:off + 8 + n]))
-        off += 12 + n
-    return out
+def write(t, name, data):
+    path = os.path.join(t.dir, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
 
 
-def as_v1(data):
-    head = data[:8] + struct.pack("<HH", 1, 1) + data[12:16]
-    body = b"".join(struct.pack("<II", rtype, len(pl)) + pl +
-                    struct.pack("<I", fnv(pl, fnv(struct.pack("<I", rtype))))
-                    for rtype, pl in records(data))
-    return head + body
+def kinds(data):
+    return [rtype for rtype, _ in hsformat.records(data)]
+
+
+def tail(text):
+    """A text report but for its first line (the file's name)."""
+    return text.split("\n", 1)[1]
 
 
 def main(t):
-    good = t.run("hs_single", out="v2.hsp").out
+    # the collector's own file: 3.0, deltas, nothing compressed
+    raw = os.path.join(t.dir, "raw.hsp")
+    t.run_preloaded("hs_single", env={"HEAPSCOPE_OUTPUT": raw})
+    rdata = open(raw, "rb").read()
+    t.eq("the collector writes format 3.0", (3, 0), hsformat.version(rdata))
+    t.true("the collector compresses nothing", all(k < hsformat.ZSTD for k in kinds(rdata)),
+           kinds(rdata))
+    test_single.check_counts(t, t.report(raw))
+
+    # `heapscope run` compresses a final profile's large records
+    good = t.run("hs_single", out="v3.hsp").out
     data = open(good, "rb").read()
-    t.eq("a new profile is format 2.0", (2, 0), struct.unpack_from("<HH", data, 8))
-    old = os.path.join(t.dir, "v1.hsp")
-    with open(old, "wb") as f:
-        f.write(as_v1(data))
-    p = t.report(old)
-    test_single.check_counts(t, p)
-    t.eq("1.1 profile: the same text report, but for its file name",
-         t.report_text(good).split("\n", 1)[1], t.report_text(old).split("\n", 1)[1])
+    t.eq("heapscope run leaves format 3.0", (3, 0), hsformat.version(data))
+    t.true("heapscope run compresses COUNTERS", COUNTERS_Z in kinds(data), kinds(data))
+    t.true("a small record is stored as it is", 1 in kinds(data), kinds(data))  # INFO
+    report = tail(t.report_text(good))
+    # the collector's file compressed as `heapscope run` does it (the
+    # launcher's hidden call): the same report, byte for byte
+    packed = write(t, "packed.hsp", rdata)
+    analyser = os.path.join(os.path.dirname(t.heapscope), "heapscope-analyse")
+    t._exec([analyser, "--run-finish", packed, "0", "quiet"], None, None, b"", None, 60, 0)
+    pdata = open(packed, "rb").read()
+    t.true("packed: COUNTERS compressed", COUNTERS_Z in kinds(pdata), kinds(pdata))
+    t.eq("compressed and plain: the same text report", tail(t.report_text(raw)),
+         tail(t.report_text(packed)))
+    for (major, minor) in ((2, 0), (1, 1)):
+        old = write(t, "v%d.hsp" % major, hsformat.rewrite(data, major, minor))
+        test_single.check_counts(t, t.report(old))
+        t.eq("%d.%d profile: the same text report" % (major, minor),
+             report, tail(t.report_text(old)))
+
+    # 3,000 stacks: NODES records of thousands of deltas each, compressed,
+    # read back as the 2.0 file of the same content
+    many = t.run("hs_manyret", out="many.hsp").out
+    mdata = open(many, "rb").read()
+    t.true("hs_manyret: NODES and STACKS stored compressed",
+           NODES_Z in kinds(mdata) and STACKS_Z in kinds(mdata), kinds(mdata))
+    plain = hsformat.rewrite(mdata, 2, 0)
+    t.true("hs_manyret: at least 3x smaller than as 2.0 (%d and %d bytes)"
+           % (len(mdata), len(plain)), 3 * len(mdata) <= len(plain))
+    mold = write(t, "many-v2.hsp", plain)
+    t.eq("hs_manyret: 3.0 and 2.0 give the same report",
+         tail(t.report_text(many, ("--top", "5000"))),
+         tail(t.report_text(mold, ("--top", "5000"))))
+
+    # a profile that is not final is left as the collector wrote it: the
+    # process may still have been writing it
+    killed = t.run("hs_sigkill", args=["150"], out="killed.hsp", expect_rc=137).out
+    kdata = open(killed, "rb").read()
+    t.true("a killed program's profile is not compressed",
+           all(k < hsformat.ZSTD for k in kinds(kdata)), kinds(kdata))
 
     # a wrong FNV check cuts a 1.x profile there, keeping what came before
-    v1 = bytearray(as_v1(data))
+    v1 = bytearray(hsformat.rewrite(data, 1, 1))
     v1[len(v1) - 1] ^= 0x01  # the last record's check
-    cut = os.path.join(t.dir, "v1-cut.hsp")
-    with open(cut, "wb") as f:
-        f.write(bytes(v1))
-    text = t.report_text(cut)
+    text = t.report_text(write(t, "v1-cut.hsp", bytes(v1)))
     t.true("1.1 profile with a bad check: reported as truncated", "truncated" in text, text[:400])
 
 

@@ -1,0 +1,175 @@
+/* pf_pack.c - see pf_pack.h.  The records are copied in order; each
+ * payload of PF_PACK_MIN bytes or more is replaced by its zstd frame, with
+ * PF_REC_ZSTD set in its type and the check recomputed over the stored
+ * bytes, where that is smaller. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "format/pf_check.h"
+#include "format/pf_pack.h"
+#include "format/pf_reader.h"
+#include "heapscope/profile.h"
+
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+
+/* Is p the same profile as q, record for record (what a report reads)? */
+static int same_profile(const pf_profile_t *p, const pf_profile_t *q)
+{
+    return p->n_modules == q->n_modules && p->n_nodes == q->n_nodes &&
+           p->n_stacks == q->n_stacks && p->n_counters == q->n_counters &&
+           p->n_samples == q->n_samples && p->n_messages == q->n_messages &&
+           p->final == q->final && p->records == q->records &&
+           !memcmp(&p->totals, &q->totals, sizeof p->totals);
+}
+
+/* Copy the records of in[len] (a whole, checked 3.x file) into out, with
+ * large payloads compressed.  Returns the length written. */
+static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t *out,
+                           size_t cap, unsigned *packed)
+{
+    memcpy(out, in, PF_HEADER_SIZE);
+    size_t o = PF_HEADER_SIZE;
+    for (size_t off = PF_HEADER_SIZE; off + 12 <= len;) {
+        uint32_t type = le32(in + off), n = le32(in + off + 4);
+        const uint8_t *pl = in + off + 8;
+        size_t zn = 0;
+        if (n >= PF_PACK_MIN && !(type & PF_REC_ZSTD) && n <= PF_MAX_INFLATED) {
+            zn = ZSTD_compressCCtx(z, out + o + 8, cap - o - 12, pl, n, PF_PACK_LEVEL);
+            if (ZSTD_isError(zn) || zn >= n)
+                zn = 0;
+        }
+        if (zn) {
+            type |= PF_REC_ZSTD;
+            (*packed)++;
+        } else {
+            memcpy(out + o + 8, pl, n);
+        }
+        uint32_t stored = zn ? (uint32_t)zn : n;
+        put32(out + o, type);
+        put32(out + o + 4, stored);
+        put32(out + o + 8 + stored, pf_check(PF_VERSION_MAJOR, type, out + o + 8, stored));
+        o += 12 + (size_t)stored;
+        off += 12 + (size_t)n;
+    }
+    return o;
+}
+
+int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
+                  pf_pack_result_t *res, char *err, size_t errsz)
+{
+    *out = NULL;
+    *outlen = 0;
+    memset(res, 0, sizeof *res);
+    res->before = res->after = len;
+    pf_profile_t *p;
+    int rc = pf_reader_parse(in, len, &p, err, errsz);
+    if (rc)
+        return rc;
+    /* only a whole, final file of this writer's format, not yet packed */
+    int left = !p->final || p->truncated || p->major != PF_VERSION_MAJOR || p->compressed;
+    if (left) {
+        pf_reader_free(p);
+        return PF_PACK_LEFT;
+    }
+    /* a payload is kept compressed only if smaller: never more than len */
+    size_t cap = len;
+    uint8_t *buf = malloc(cap);
+    ZSTD_CCtx *z = ZSTD_createCCtx();
+    if (!buf || !z) {
+        free(buf);
+        ZSTD_freeCCtx(z);
+        pf_reader_free(p);
+        if (errsz)
+            snprintf(err, errsz, "out of memory");
+        return PF_ENOMEM;
+    }
+    unsigned packed = 0;
+    size_t n = pack_records(z, in, len, buf, cap, &packed);
+    ZSTD_freeCCtx(z);
+    pf_profile_t *q = NULL;
+    rc = packed && n < len ? pf_reader_parse(buf, n, &q, err, errsz) : PF_PACK_LEFT;
+    if (rc == PF_OK && !same_profile(p, q)) {
+        if (errsz)
+            snprintf(err, errsz, "the compressed profile does not read back the same");
+        rc = PF_ECORRUPT;
+    }
+    pf_reader_free(p);
+    pf_reader_free(q);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *outlen = n;
+    res->after = n;
+    res->records = packed;
+    return PF_PACKED;
+}
+
+int pf_pack_file(const char *path, pf_pack_result_t *res, char *err, size_t errsz)
+{
+    uint8_t *in, *out;
+    size_t len, n;
+    memset(res, 0, sizeof *res);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return PF_PACK_LEFT; /* gone, or a FIFO or device: nothing to rewrite */
+    int rc = pf_reader_load(path, &in, &len, err, errsz);
+    if (rc)
+        return rc;
+    rc = pf_pack_bytes(in, len, &out, &n, res, err, errsz);
+    free(in);
+    if (rc != PF_PACKED)
+        return rc;
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.pack.tmp", path) >= (int)sizeof tmp) {
+        free(out);
+        if (errsz)
+            snprintf(err, errsz, "the profile's path is too long");
+        return PF_EIO;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
+    int e = fd < 0 ? errno : 0;
+    for (size_t done = 0; !e && done < n;) {
+        ssize_t w = write(fd, out + done, n - done);
+        if (w > 0)
+            done += (size_t)w;
+        else if (w == 0)
+            e = EIO;
+        else if (errno != EINTR)
+            e = errno;
+    }
+    if (fd >= 0 && close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
+    free(out);
+    if (e) {
+        if (fd >= 0)
+            unlink(tmp);
+        if (errsz)
+            snprintf(err, errsz, "cannot write the compressed profile %s: %s", tmp, strerror(e));
+        memset(res, 0, sizeof *res);
+        return PF_EIO;
+    }
+    return PF_PACKED;
+}

@@ -1,0 +1,42 @@
+/* pf_pack.h - compress a finished profile in place: every record of
+ * PF_PACK_MIN bytes or more becomes one zstd frame (format 3.x,
+ * docs/FORMAT.md, "Compressed records").
+ *
+ * `heapscope run` does it once the program has exited.  The collector
+ * writes its records plain: linking zstd into every profiled process would
+ * add ~0.4 MB to its resident set (the library's pages), and compressing
+ * at exit would add to its run time. */
+#ifndef PF_PACK_H
+#define PF_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PF_PACK_MIN 256u /* smaller payloads stay as they are */
+#define PF_PACK_LEVEL 3  /* zstd's default: 2-5x on a profile, ~100 MB/s */
+
+typedef struct pf_pack_result {
+    size_t before, after; /* file sizes, bytes */
+    unsigned records;     /* records compressed */
+} pf_pack_result_t;
+
+enum {
+    PF_PACKED = 0, /* the file was rewritten, compressed */
+    PF_PACK_LEFT = 1, /* left as it is: not final, not 3.x, already
+                       * compressed, or nothing got smaller */
+};
+
+/* Compress the profile at path: read it, check that it parses and is
+ * final (its process exited: no later snapshot will replace it), write the
+ * compressed copy to PATH.pack.tmp, check that it parses to the same
+ * counts, and rename it over path.  Returns PF_PACKED, PF_PACK_LEFT, or a
+ * negative PF_E* code with a message in err[errsz] (the file is then as
+ * it was). */
+int pf_pack_file(const char *path, pf_pack_result_t *res, char *err, size_t errsz);
+
+/* The same on bytes in memory: *out (malloc'd, *outlen bytes) is the
+ * compressed profile when PF_PACKED is returned, NULL otherwise. */
+int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
+                  pf_pack_result_t *res, char *err, size_t errsz);
+
+#endif
