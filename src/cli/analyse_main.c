@@ -74,9 +74,9 @@ int cli_run_finish(const char *path, int code, int quiet)
     pf_pack_result_t r;
     char err[PF_ERRMSG_SIZE];
     int rc = pf_pack_file(path, &r, err, sizeof err);
-    /* a profile that does not read is the summary's to report; a failed
-     * rewrite leaves it as it was, readable, and is said here */
-    if ((rc == PF_EIO || rc == PF_ENOMEM) && !quiet)
+    /* a profile that does not read is the summary's to report (pf_pack
+     * leaves it); a failed rewrite leaves it as it was, readable */
+    if (rc < 0 && !quiet)
         fprintf(stderr, "heapscope: the profile is left uncompressed: %s\n", err);
     if (!quiet)
         an_run_summary(path, stderr);

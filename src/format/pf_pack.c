@@ -81,9 +81,9 @@ int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
     memset(res, 0, sizeof *res);
     res->before = res->after = len;
     pf_profile_t *p;
-    int rc = pf_reader_parse(in, len, &p, err, errsz);
-    if (rc)
-        return rc;
+    /* one that does not read is left for the reader to say why */
+    if (pf_reader_parse(in, len, &p, err, errsz) != PF_OK)
+        return PF_PACK_LEFT;
     /* only a whole, final file of this writer's format, not yet packed */
     int left = !p->final || p->truncated || p->major != PF_VERSION_MAJOR || p->compressed;
     if (left) {
@@ -106,8 +106,14 @@ int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
     size_t n = pack_records(z, in, len, buf, cap, &packed);
     ZSTD_freeCCtx(z);
     pf_profile_t *q = NULL;
-    rc = packed && n < len ? pf_reader_parse(buf, n, &q, err, errsz) : PF_PACK_LEFT;
-    if (rc == PF_OK && !same_profile(p, q)) {
+    char why[PF_ERRMSG_SIZE];
+    int rc = packed && n < len ? pf_reader_parse(buf, n, &q, why, sizeof why) : PF_PACK_LEFT;
+    if (rc < 0) {
+        /* our own output: a bug, said as one */
+        if (errsz)
+            snprintf(err, errsz, "the compressed profile does not read back: %s", why);
+        rc = PF_ECORRUPT;
+    } else if (rc == PF_OK && !same_profile(p, q)) {
         if (errsz)
             snprintf(err, errsz, "the compressed profile does not read back the same");
         rc = PF_ECORRUPT;

@@ -27,11 +27,12 @@ enum {
 };
 
 /* Compress the profile at path: read it, check that it parses and is
- * final (its process exited: no later snapshot will replace it), write the
- * compressed copy to PATH.pack.tmp, check that it parses to the same
- * counts, and rename it over path.  Returns PF_PACKED, PF_PACK_LEFT, or a
- * negative PF_E* code with a message in err[errsz] (the file is then as
- * it was). */
+ * final (its process exited: no later snapshot will replace it), check
+ * that the compressed copy parses to the same counts, write it to
+ * PATH.pack.tmp and rename it over path.  Returns PF_PACKED, PF_PACK_LEFT
+ * (also for a profile that does not read: the reader will say why), or a
+ * negative PF_E* code with a message in err[errsz] when packing itself
+ * failed (the file is then as it was). */
 int pf_pack_file(const char *path, pf_pack_result_t *res, char *err, size_t errsz);
 
 /* The same on bytes in memory: *out (malloc'd, *outlen bytes) is the
