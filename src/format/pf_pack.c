@@ -1,7 +1,8 @@
 /* pf_pack.c - see pf_pack.h.  The records are copied in order; each
  * payload of PF_PACK_MIN bytes or more is replaced by its zstd frame, with
  * PF_REC_ZSTD set in its type and the check recomputed over the stored
- * bytes, where that is smaller. */
+ * bytes, where that is smaller and inflates back to the payload.  The
+ * whole copy must then parse to the same counts as the original. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -42,9 +43,11 @@ static int same_profile(const pf_profile_t *p, const pf_profile_t *q)
 }
 
 /* Copy the records of in[len] (a whole, checked 3.x file) into out, with
- * large payloads compressed.  Returns the length written. */
+ * large payloads compressed; each frame is inflated again into scratch
+ * (len bytes) and kept only if it gives the payload back, byte for byte.
+ * Returns the length written. */
 static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t *out,
-                           size_t cap, unsigned *packed)
+                           size_t cap, uint8_t *scratch, unsigned *packed)
 {
     memcpy(out, in, PF_HEADER_SIZE);
     size_t o = PF_HEADER_SIZE;
@@ -54,7 +57,8 @@ static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t 
         size_t zn = 0;
         if (n >= PF_PACK_MIN && !(type & PF_REC_ZSTD) && n <= PF_MAX_INFLATED) {
             zn = ZSTD_compressCCtx(z, out + o + 8, cap - o - 12, pl, n, PF_PACK_LEVEL);
-            if (ZSTD_isError(zn) || zn >= n)
+            if (ZSTD_isError(zn) || zn >= n ||
+                ZSTD_decompress(scratch, n, out + o + 8, zn) != n || memcmp(scratch, pl, n))
                 zn = 0;
         }
         if (zn) {
@@ -92,10 +96,11 @@ int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
     }
     /* a payload is kept compressed only if smaller: never more than len */
     size_t cap = len;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = malloc(cap), *scratch = malloc(len);
     ZSTD_CCtx *z = ZSTD_createCCtx();
-    if (!buf || !z) {
+    if (!buf || !scratch || !z) {
         free(buf);
+        free(scratch);
         ZSTD_freeCCtx(z);
         pf_reader_free(p);
         if (errsz)
@@ -103,8 +108,9 @@ int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
         return PF_ENOMEM;
     }
     unsigned packed = 0;
-    size_t n = pack_records(z, in, len, buf, cap, &packed);
+    size_t n = pack_records(z, in, len, buf, cap, scratch, &packed);
     ZSTD_freeCCtx(z);
+    free(scratch);
     pf_profile_t *q = NULL;
     char why[PF_ERRMSG_SIZE];
     int rc = packed && n < len ? pf_reader_parse(buf, n, &q, why, sizeof why) : PF_PACK_LEFT;
