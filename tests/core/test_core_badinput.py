@@ -42,9 +42,7 @@ def elf_core(machine=62, cls=2, phnum=2, cut=None, note_bad=False):
 
 
 def run(t, data, name):
-    path = os.path.join(t.dir, name)
-    with open(path, "wb") as f:
-        f.write(data)
+    path = t.write(name, data)
     r = subprocess.run([t.heapscope, "core", path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=60)
     return r.returncode, r.stderr.decode(errors="replace")

@@ -37,9 +37,7 @@ MI = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uo
 
 
 def run(t, name, core, args=()):
-    path = os.path.join(t.dir, name + ".core")
-    with open(path, "wb") as f:
-        f.write(core)
+    path = t.write(name + ".core", core)
     r = subprocess.run([t.heapscope, "core"] + list(args) + [path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=60)
     return r.returncode, r.stdout.decode(), r.stderr.decode()

@@ -137,6 +137,14 @@ class Test:
         self.passed = 0
         self.profiles = []
 
+    def write(self, name, data):
+        """Write data (bytes, or text) to the file `name` in the scratch
+        directory; returns its path."""
+        path = os.path.join(self.dir, name)
+        with open(path, "wb" if isinstance(data, (bytes, bytearray)) else "w") as f:
+            f.write(data)
+        return path
+
     # ---- programs -----------------------------------------------------------
 
     def prog(self, name):

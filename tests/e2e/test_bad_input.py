@@ -67,9 +67,7 @@ def main(t):
     good = t.run("hs_single", out="good.hsp").out
 
     def report(name, data, expect_rc, fragment, json=False):
-        path = os.path.join(t.dir, name)
-        with open(path, "wb") as f:
-            f.write(data)
+        path = t.write(name, data)
         argv = [hs, "report"] + (["--json"] if json else []) + [path]
         r = t._exec(argv, None, None, b"", None, 30, None)
         err = r.stderr.decode("utf-8", "replace")

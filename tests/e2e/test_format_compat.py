@@ -19,13 +19,6 @@ import test_single
 NODES_Z, STACKS_Z, COUNTERS_Z = 4 | hsformat.ZSTD, 5 | hsformat.ZSTD, 6 | hsformat.ZSTD
 
 
-def write(t, name, data):
-    path = os.path.join(t.dir, name)
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
-
-
 def kinds(data):
     return [rtype for rtype, _ in hsformat.records(data)]
 
@@ -54,7 +47,7 @@ def main(t):
     report = tail(t.report_text(good))
     # the collector's file compressed as `heapscope run` does it (the
     # launcher's hidden call): the same report, byte for byte
-    packed = write(t, "packed.hsp", rdata)
+    packed = t.write("packed.hsp", rdata)
     analyser = os.path.join(os.path.dirname(t.heapscope), "heapscope-analyse")
     t._exec([analyser, "--run-finish", packed, "0", "quiet"], None, None, b"", None, 60, 0)
     pdata = open(packed, "rb").read()
@@ -62,7 +55,7 @@ def main(t):
     t.eq("compressed and plain: the same text report", tail(t.report_text(raw)),
          tail(t.report_text(packed)))
     for (major, minor) in ((2, 0), (1, 1)):
-        old = write(t, "v%d.hsp" % major, hsformat.rewrite(data, major, minor))
+        old = t.write("v%d.hsp" % major, hsformat.rewrite(data, major, minor))
         test_single.check_counts(t, t.report(old))
         t.eq("%d.%d profile: the same text report" % (major, minor),
              report, tail(t.report_text(old)))
@@ -76,7 +69,7 @@ def main(t):
     plain = hsformat.rewrite(mdata, 2, 0)
     t.true("hs_manyret: at least 3x smaller than as 2.0 (%d and %d bytes)"
            % (len(mdata), len(plain)), 3 * len(mdata) <= len(plain))
-    mold = write(t, "many-v2.hsp", plain)
+    mold = t.write("many-v2.hsp", plain)
     t.eq("hs_manyret: 3.0 and 2.0 give the same report",
          tail(t.report_text(many, ("--top", "5000"))),
          tail(t.report_text(mold, ("--top", "5000"))))
@@ -91,7 +84,7 @@ def main(t):
     # a wrong FNV check cuts a 1.x profile there, keeping what came before
     v1 = bytearray(hsformat.rewrite(data, 1, 1))
     v1[len(v1) - 1] ^= 0x01  # the last record's check
-    text = t.report_text(write(t, "v1-cut.hsp", bytes(v1)))
+    text = t.report_text(t.write("v1-cut.hsp", bytes(v1)))
     t.true("1.1 profile with a bad check: reported as truncated", "truncated" in text, text[:400])
 
 

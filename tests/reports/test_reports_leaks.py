@@ -9,13 +9,6 @@ import hstest
 import rptest
 
 
-def sup(t, name, body):
-    p = os.path.join(t.dir, name)
-    with open(p, "w") as f:
-        f.write(body)
-    return p
-
-
 def main(t):
     path = rptest.run_views(t)
     r = t.run("rp_clean", out="clean.hsp")
@@ -45,7 +38,7 @@ def main(t):
              True, 0 < f["offset"] < int(f["address"], 16))
 
     # a file with a function rule removes exactly that stack
-    f = sup(t, "big.supp", "# the known big block\n\nleak:leak_big\n")
+    f = t.write("big.supp", "# the known big block\n\nleak:leak_big\n")
     d = rptest.view(t, path, "--leaks", "--suppressions", f)
     t.eq("leak:leak_big rows", [("leak_small", 100, 1)] * 3, rptest.rows_by_fn0(d))
     t.eq("leak:leak_big suppressed", (1, 1000, 1), (d["suppressed"]["stacks"],
@@ -64,14 +57,14 @@ def main(t):
                       ("rp_views.c", []),          # the source file of every leak
                       ("rp_views", [])):           # the module
         d = rptest.view(t, path, "--leaks", "--suppressions",
-                        sup(t, "p.supp", "leak:%s\n" % pat))
+                        t.write("p.supp", "leak:%s\n" % pat))
         t.eq("leak:%s leaves" % pat, left, rptest.rows_by_fn0(d))
     # filters compose with suppressions
     d = rptest.view(t, path, "--leaks", "--suppressions", f, "--merge", "function")
     t.eq("suppression + merge", [("leak_small", 300, 3)], rptest.rows_by_fn0(d))
 
     # bad suppression files
-    bad = sup(t, "bad.supp", "leak:ok\nrace:foo\n")
+    bad = t.write("bad.supp", "leak:ok\nrace:foo\n")
     rc, err = rptest.bad(t, ["--leaks", "--suppressions", bad, path])
     t.eq("bad rule exit", 2, rc)
     t.true("bad rule message names file:line", "bad.supp:2: expected 'leak:PATTERN'" in err, err)
