@@ -15,22 +15,10 @@
 #include <zstd.h>
 
 #include "format/pf_check.h"
+#include "format/pf_le.h"
 #include "format/pf_pack.h"
 #include "format/pf_reader.h"
 #include "heapscope/profile.h"
-
-static uint32_t le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static void put32(uint8_t *b, uint32_t v)
-{
-    b[0] = (uint8_t)v;
-    b[1] = (uint8_t)(v >> 8);
-    b[2] = (uint8_t)(v >> 16);
-    b[3] = (uint8_t)(v >> 24);
-}
 
 /* Is p the same profile as q, record for record (what a report reads)? */
 static int same_profile(const pf_profile_t *p, const pf_profile_t *q)
@@ -52,7 +40,7 @@ static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t 
     memcpy(out, in, PF_HEADER_SIZE);
     size_t o = PF_HEADER_SIZE;
     for (size_t off = PF_HEADER_SIZE; off + 12 <= len;) {
-        uint32_t type = le32(in + off), n = le32(in + off + 4);
+        uint32_t type = pf_le32(in + off), n = pf_le32(in + off + 4);
         const uint8_t *pl = in + off + 8;
         size_t zn = 0;
         if (n >= PF_PACK_MIN && !(type & PF_REC_ZSTD) && n <= PF_MAX_INFLATED) {
@@ -68,9 +56,9 @@ static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t 
             memcpy(out + o + 8, pl, n);
         }
         uint32_t stored = zn ? (uint32_t)zn : n;
-        put32(out + o, type);
-        put32(out + o + 4, stored);
-        put32(out + o + 8 + stored, pf_check(PF_VERSION_MAJOR, type, out + o + 8, stored));
+        pf_put_le32(out + o, type);
+        pf_put_le32(out + o + 4, stored);
+        pf_put_le32(out + o + 8 + stored, pf_check(PF_VERSION_MAJOR, type, out + o + 8, stored));
         o += 12 + (size_t)stored;
         off += 12 + (size_t)n;
     }

@@ -27,6 +27,7 @@
 
 #include "common/ut_varint.h"
 #include "format/pf_check.h"
+#include "format/pf_le.h"
 #include "format/pf_read_int.h"
 #include "heapscope/profile.h"
 
@@ -39,16 +40,6 @@ const char *pf_reader_type_name(uint32_t type)
         "COUNTERS", "SAMPLES", "TOTALS", "END", "MESSAGE",
     };
     return type >= 1 && type < sizeof names / sizeof names[0] ? names[type] : "unknown";
-}
-
-static uint32_t pf_le16(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8;
-}
-
-static uint32_t pf_le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
 /* Check magic, version and size of the header.  Returns PF_OK or an error

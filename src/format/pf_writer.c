@@ -8,6 +8,7 @@
 
 #include "common/ut_varint.h"
 #include "format/pf_check.h"
+#include "format/pf_le.h"
 #include "format/pf_writer.h"
 #include "heapscope/profile.h"
 
@@ -109,14 +110,6 @@ static void out_put(pf_out_t *o, const void *p, size_t n)
     }
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 void pf_out_begin(pf_out_t *o, int fd)
 {
     o->fd = fd;
@@ -137,9 +130,9 @@ void pf_out_record(pf_out_t *o, uint32_t type, const pf_buf_t *b)
         return;
     }
     uint8_t head[8], tail[4];
-    put_u32(head, type);
-    put_u32(head + 4, (uint32_t)b->len);
-    put_u32(tail, pf_check(PF_VERSION_MAJOR, type, b->data, b->len));
+    pf_put_le32(head, type);
+    pf_put_le32(head + 4, (uint32_t)b->len);
+    pf_put_le32(tail, pf_check(PF_VERSION_MAJOR, type, b->data, b->len));
     out_put(o, head, sizeof head);
     out_put(o, b->data, b->len);
     out_put(o, tail, sizeof tail);

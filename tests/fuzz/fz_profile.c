@@ -25,31 +25,22 @@
 #include "analyse/an_report.h"
 #include "analyse/an_view.h"
 #include "format/pf_check.h"
+#include "format/pf_le.h"
 #include "format/pf_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint32_t fz_le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
 
 /* Rewrite the check of every whole record of buf[len] (header of 16 bytes,
  * then u32 type, u32 length, payload, u32 check). */
 static void fz_fix_checks(uint8_t *buf, size_t len)
 {
-    unsigned major = len >= 10 ? (unsigned)buf[8] | (unsigned)buf[9] << 8 : 0;
+    unsigned major = len >= 10 ? pf_le16(buf + 8) : 0;
     size_t off = 16;
     while (off + 12 <= len) {
-        uint32_t plen = fz_le32(buf + off + 4);
+        uint32_t plen = pf_le32(buf + off + 4);
         if (plen > len - off - 12)
             break;
-        uint32_t h = pf_check(major, fz_le32(buf + off), buf + off + 8, plen);
-        uint8_t *c = buf + off + 8 + plen;
-        c[0] = (uint8_t)h;
-        c[1] = (uint8_t)(h >> 8);
-        c[2] = (uint8_t)(h >> 16);
-        c[3] = (uint8_t)(h >> 24);
+        pf_put_le32(buf + off + 8 + plen, pf_check(major, pf_le32(buf + off), buf + off + 8, plen));
         off += 12 + (size_t)plen;
     }
 }
