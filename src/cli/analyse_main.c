@@ -71,9 +71,8 @@ static void usage(FILE *out)
 
 int cli_run_finish(const char *path, int code, int quiet)
 {
-    pf_pack_result_t r;
     char err[PF_ERRMSG_SIZE];
-    int rc = pf_pack_file(path, &r, err, sizeof err);
+    int rc = pf_pack_file(path, err, sizeof err);
     /* a profile that does not read is the summary's to report (pf_pack
      * leaves it); a failed rewrite leaves it as it was, readable */
     if (rc < 0 && !quiet)

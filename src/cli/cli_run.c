@@ -397,14 +397,15 @@ int cli_run_main(int argc, char **argv)
     char path[PATH_MAX];
     struct stat pst;
     int found = profile_path(&o, child_pid, path, sizeof path) == 0;
-    int regular = found && stat(path, &pst) == 0 && S_ISREG(pst.st_mode);
+    int exists = found && stat(path, &pst) == 0;
+    int regular = exists && S_ISREG(pst.st_mode);
     if (o.quiet)
         return regular ? cli_run_finish(path, code, 1) : code;
     const char *why;
     if (WIFSIGNALED(status))
         fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (found && !regular && stat(path, &pst) == 0)
+    if (exists && !regular)
         fprintf(stderr, "heapscope: profile written to %s (not a regular file: no summary)\n",
                 path);
     else if (found)

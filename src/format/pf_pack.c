@@ -65,13 +65,13 @@ static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t 
     return o;
 }
 
-int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
-                  pf_pack_result_t *res, char *err, size_t errsz)
+/* pf_pack_file on the bytes in[len]: *out (malloc'd, *outlen bytes) is
+ * the compressed profile when PF_PACKED is returned, NULL otherwise. */
+static int pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen, char *err,
+                      size_t errsz)
 {
     *out = NULL;
     *outlen = 0;
-    memset(res, 0, sizeof *res);
-    res->before = res->after = len;
     pf_profile_t *p;
     /* one that does not read is left for the reader to say why */
     if (pf_reader_parse(in, len, &p, err, errsz) != PF_OK)
@@ -120,23 +120,20 @@ int pf_pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
     }
     *out = buf;
     *outlen = n;
-    res->after = n;
-    res->records = packed;
     return PF_PACKED;
 }
 
-int pf_pack_file(const char *path, pf_pack_result_t *res, char *err, size_t errsz)
+int pf_pack_file(const char *path, char *err, size_t errsz)
 {
     uint8_t *in, *out;
     size_t len, n;
-    memset(res, 0, sizeof *res);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return PF_PACK_LEFT; /* gone, or a FIFO or device: nothing to rewrite */
     int rc = pf_reader_load(path, &in, &len, err, errsz);
     if (rc)
         return rc;
-    rc = pf_pack_bytes(in, len, &out, &n, res, err, errsz);
+    rc = pack_bytes(in, len, &out, &n, err, errsz);
     free(in);
     if (rc != PF_PACKED)
         return rc;
@@ -168,7 +165,6 @@ int pf_pack_file(const char *path, pf_pack_result_t *res, char *err, size_t errs
             unlink(tmp);
         if (errsz)
             snprintf(err, errsz, "cannot write the compressed profile %s: %s", tmp, strerror(e));
-        memset(res, 0, sizeof *res);
         return PF_EIO;
     }
     return PF_PACKED;
