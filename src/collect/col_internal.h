@@ -259,18 +259,24 @@ UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
  * C++ and in interpreters, would otherwise be walked at every
  * allocation).  The chunk stays the entry's (way's) for the stacks it
  * keeps later; one that needs more gets a new chunk, of the next multiple
- * of 16 checks, and the old one is left (col_thread_deep).  Four ways per set: one function called at the same
- * depth from two callers has one frame and return address and two
- * stacks, and with two ways three hot stacks whose frames and return
- * addresses fall in one set evicted each other at every allocation
- * (wl-deep, in some address layouts: 958 -> 859 instructions per
- * allocation and free in fp mode with four ways). */
+ * of 16 checks, and the old one is left (col_thread_deep).
+ * Eight ways per set: one function called at the same depth from many
+ * callers has one frame and return address and as many stacks.  With two
+ * ways, three hot stacks whose frames and return addresses fall in one
+ * set evicted each other at every allocation (wl-deep, in some address
+ * layouts: 958 -> 859 instructions per allocation and free in fp mode
+ * with four ways); with four, sqlite3's ~22 hot stacks, all from
+ * sqlite3MemMalloc's one call to malloc, walked 0.6 k to 1.8 M of its
+ * 3.3 M allocations as the address layout fell (with eight ways and the
+ * sets' ghosts, col_record.c: ~560 in every layout tried). */
 #define COL_SC_SET_BITS 5
 #define COL_SC_SETS (1u << COL_SC_SET_BITS)
-#define COL_SC_WAYS 4
+#define COL_SC_WAYS 8
+#define COL_SC_SET_SHIFT 13 /* log2 of a set's bytes */
 #define COL_SC_CHKS 20 /* the hook frame's and pairs: up to 19 (col_chk_pad_pairs) */
 #define COL_SC_DEEP 129 /* a walk of max_depth 64 frames makes 65-129 (col_chk_padded) */
 #define COL_SC_POOL (COL_SC_SETS * COL_SC_WAYS * 96) /* deep checks per thread */
+#define COL_SC_GHOSTS 8 /* stacks a set remembers it saw once or evicted */
 typedef struct col_sc_entry {
     const void *frame;  /* NULL: empty */
     uintptr_t ra;
@@ -293,14 +299,15 @@ UT_INLINE int col_sc_checks_inline(const col_sc_entry_t *e)
     return e->chk_at == e->chk;
 }
 
-/* A set is 4 KB (four 1 KB entries), found with a shift (a size that is
+/* A set is 8 KB (eight 1 KB entries), found with a shift (a size that is
  * not a power of two costs 5 more instructions per allocation).  The
  * price: the entries' first lines fall in 4 of the 64 sets of a 32 KB
- * 8-way L1, one per way, so the first lines of way 0, the fast path's,
- * share 8 lines of L1 (16 with 2 KB sets of two ways): a program rotating
- * through more than ~8 hot stacks of different sets reads some of them
- * from L2; still cheaper than a walk.  128 entries (128 KB of address space, whose
- * pages only the sets a thread uses touch): a program with many
+ * 8-way L1, two entries each, so the first lines of way 0, the fast
+ * path's, share 8 lines of L1 with those of way 4 (16 with 2 KB sets of
+ * two ways): a program rotating through more than ~8 hot stacks of different
+ * sets reads some of them from L2; still cheaper than a walk.  256
+ * entries (256 KB of address space, whose pages only the ways a thread
+ * uses touch: ways 4-7 of a set are its second page): a program with many
  * allocating call sites, such as an interpreter, evicted its stacks from
  * 32 (python3 running a JSON script, 985k allocations: 385k DWARF walks
  * and 1,804M instructions with 16 sets of 2, 239k and 1,584M with 64
@@ -308,9 +315,10 @@ UT_INLINE int col_sc_checks_inline(const col_sc_entry_t *e)
 typedef struct col_sc_set {
     col_sc_entry_t way[COL_SC_WAYS];
 } UT_ALIGNED(64) col_sc_set_t;
-_Static_assert(sizeof(col_sc_set_t) == 1u << 12, "a set's size is a power of two (col_sc_set)");
-_Static_assert(COL_SC_SET_BITS + 12 <= 64, "col_sc_set's offset fits the hash");
+_Static_assert(sizeof(col_sc_set_t) == 1u << COL_SC_SET_SHIFT, "a set's size is a power of two (col_sc_set)");
+_Static_assert(COL_SC_SET_BITS + COL_SC_SET_SHIFT <= 64, "col_sc_set's offset fits the hash");
 _Static_assert(COL_SC_SETS <= 32, "col_thread_t.sc_touched has a bit per set");
+_Static_assert(COL_SC_WAYS <= 8, "col_thread_t.sc_used has a bit per way");
 
 /* The set of sc (a thread's cache) for frame and ra: the top bits of a
  * multiplicative hash, taken as the set's byte offset (a shift and a
@@ -325,7 +333,8 @@ UT_INLINE col_sc_set_t *col_sc_set(col_sc_set_t *sc, uintptr_t stack_hi, const v
                                    uintptr_t ra)
 {
     uint64_t h = (((uintptr_t)frame - stack_hi) ^ ra) * 0x9e3779b97f4a7c15ull;
-    size_t off = (size_t)(h >> (64 - COL_SC_SET_BITS - 12)) & ((size_t)(COL_SC_SETS - 1) << 12);
+    size_t off = (size_t)(h >> (64 - COL_SC_SET_BITS - COL_SC_SET_SHIFT)) &
+                 ((size_t)(COL_SC_SETS - 1) << COL_SC_SET_SHIFT);
     return (col_sc_set_t *)((char *)sc + off);
 }
 
@@ -368,7 +377,7 @@ typedef struct col_thread {
     uint32_t cnt_leaves;    /* leaves [0, cnt_leaves) may be mapped; release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
     uint64_t n_untracked;   /* blocks the shadow could not mark live */
-    uint64_t n_sc_ways;     /* allocations whose stack was in ways 1-3 of its set */
+    uint64_t n_sc_ways;     /* allocations whose stack was in ways 1-7 of its set */
     uint64_t n_walks;       /* allocations whose stack was walked (col_record_walk) */
     /* --- registry --- */
     struct col_thread *next; /* all states ever created, never unlinked */
@@ -386,12 +395,14 @@ typedef struct col_thread {
      * after the sets, where it took a page of its own (the pool's first,
      * which most threads never use). */
     uint32_t sc_pool_used;   /* deep checks handed out of sc_pool */
-    uint32_t sc_touched;     /* the sets walks filled, a bit each (col_thread_attach) */
+    uint32_t sc_touched;     /* the sets with a way filled, a bit each (col_thread_attach) */
     uint32_t sc_victim;      /* fills that evicted a kept stack (sc_free_way) */
-    const col_sc_entry_t *sc_first; /* the way the last first sight took (sc_free_way) */
-    uint8_t sc_hits[COL_SC_SETS][COL_SC_WAYS]; /* hits in ways 1-3 (sc_promote) */
-    /* The rest (~0.8 MB: the cache's sets 128 KB, the pool of deep checks
-     * 576 KB) is mapped zero and touched a page at a time, as used.
+    uint8_t sc_hits[COL_SC_SETS][COL_SC_WAYS]; /* hits in ways 1-7 (sc_promote) */
+    uint8_t sc_used[COL_SC_SETS];     /* the ways in use, a bit each (sc_used) */
+    uint8_t sc_ghost_at[COL_SC_SETS]; /* the next of its ghosts to replace */
+    uint32_t sc_ghost[COL_SC_SETS][COL_SC_GHOSTS]; /* stacks seen once or evicted (sc_ghost_put) */
+    /* The rest (~1.5 MB: the cache's sets 256 KB, the pool of deep checks
+     * 1.1 MB) is mapped zero and touched a page at a time, as used.
      * Counters by site id, in leaves taken on first use from the state's
      * spare ones above (release). */
     col_count_t *cnt[COL_COUNT_LEAVES];

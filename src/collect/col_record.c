@@ -165,41 +165,92 @@ UT_NOINLINE uint32_t col_record_entry_site(col_thread_t *t, col_sc_entry_t *e, u
     return site;
 }
 
-/* The way of set that saw the stack `node` from frame and ra before. */
-static col_sc_entry_t *sc_seen(col_sc_set_t *set, const void *frame, uintptr_t ra, uint32_t node)
+/* The ways of set in use (a bit each): only those are read, so a set
+ * whose stacks are all first sights (binary-trees') costs no scan of
+ * its eight entries, each a line of its own. */
+UT_INLINE unsigned sc_used(const col_thread_t *t, const col_sc_set_t *set)
 {
-    for (int w = 0; w < COL_SC_WAYS; w++) {
-        col_sc_entry_t *e = &set->way[w];
+    return t->sc_used[set - t->sc];
+}
+
+/* The way of set that keeps the stack `node` from frame and ra. */
+static col_sc_entry_t *sc_seen(const col_thread_t *t, col_sc_set_t *set, const void *frame,
+                               uintptr_t ra, uint32_t node)
+{
+    for (unsigned used = sc_used(t, set); used; used &= used - 1) {
+        col_sc_entry_t *e = &set->way[__builtin_ctz(used)];
         if (e->frame == frame && e->ra == ra && e->node == node)
             return e;
     }
     return NULL;
 }
 
-/* The way of set to keep a stack the set has not seen from its frame and
- * return address: an empty way, or one waiting for its second sight, or
- * ways 1 to 3 in turn (the thread's count of such fills), so that way 0,
- * the fast path's, keeps a stack it can take.  Not the waiting way the
- * thread's previous first sight took: two stacks that alternate in one
- * set would take each other's way at every allocation, neither would be
- * seen twice, and both would be walked for good (until 2026-11-26:
- * wl-hash-table's two stacks shared a set under mimalloc, and each of its
- * 2,000,000 allocations walked).  (Taking every empty way before any
- * waiting one cost binary-trees, whose stacks are all first sights, +38%
- * CPU: they then spread over all four ways of their sets.) */
+/* A set's ghosts: a word (a hash of frame, return address and node) for
+ * each of the last COL_SC_GHOSTS stacks it saw a first time or evicted.
+ * A stack is kept at its second sight, so that a program whose stacks
+ * come once (binary-trees' come once per tree) does not pay for copying
+ * their checks, nor evict the stacks that come back; a first sight takes
+ * no way, it only leaves its ghost.  A stack whose ghost is there when it
+ * comes back is kept.  Until 2026-11-26 a first sight took a way of its
+ * own to wait in, and a later first sight could take it: when more new
+ * stacks than a set had free ways came back in turn, each took the next
+ * one's way before it came back, none was seen twice, and every one of
+ * them was walked at every allocation (sqlite3: ~22 stacks that all
+ * allocate from one return address, 0.6 k to 1.8 M walks of its 3.3 M
+ * allocations as the address layout fell; ~560 now).  A false match
+ * costs a walk and a fill, never a wrong stack: a kept stack is always
+ * the walk's own. */
+UT_INLINE uint32_t sc_ghost_word(const void *frame, uintptr_t ra, uint32_t node)
+{
+    uint64_t h = ((uintptr_t)frame ^ ra * 31) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32) ^ node;
+}
+
+static void sc_ghost_put(col_thread_t *t, col_sc_set_t *set, const void *frame, uintptr_t ra,
+                         uint32_t node)
+{
+    size_t s = (size_t)(set - t->sc);
+    t->sc_ghost[s][t->sc_ghost_at[s]++ % COL_SC_GHOSTS] = sc_ghost_word(frame, ra, node);
+}
+
+static int sc_ghost_has(const col_thread_t *t, const col_sc_set_t *set, const void *frame,
+                        uintptr_t ra, uint32_t node)
+{
+    const uint32_t *g = t->sc_ghost[set - t->sc];
+    uint32_t w = sc_ghost_word(frame, ra, node);
+    int has = 0;
+    for (int i = 0; i < COL_SC_GHOSTS; i++)
+        has |= g[i] == w;
+    return has;
+}
+
+/* The way of set to keep a stack in at its second sight: an empty way,
+ * else ways 1 to 7 in turn (the thread's count of such fills), so that
+ * way 0, the fast path's, keeps a stack it can take.  The stack it held
+ * leaves its ghost, so that it is kept again as soon as it comes back. */
 static col_sc_entry_t *sc_free_way(col_thread_t *t, col_sc_set_t *set)
 {
-    col_sc_entry_t *e = NULL;
-    for (int w = 0; w < COL_SC_WAYS && e == NULL; w++) {
-        col_sc_entry_t *x = &set->way[w];
-        if (!x->frame || (x->epoch == 0 && x != t->sc_first))
-            e = x;
-    }
-    if (e == NULL)
-        e = &set->way[1 + t->sc_victim++ % (COL_SC_WAYS - 1)];
-    t->sc_first = e;
-    t->sc_hits[set - t->sc][e - set->way] = 0; /* a new stack in the way (sc_promote) */
+    size_t s = (size_t)(set - t->sc);
+    unsigned used = t->sc_used[s];
+    unsigned w = used == (1u << COL_SC_WAYS) - 1 ? 1 + t->sc_victim++ % (COL_SC_WAYS - 1)
+                                                 : (unsigned)__builtin_ctz(~used);
+    col_sc_entry_t *e = &set->way[w];
+    if (e->frame)
+        sc_ghost_put(t, set, e->frame, e->ra, e->node);
+    t->sc_used[s] = (uint8_t)(used | 1u << w);
+    t->sc_touched |= 1u << s;
+    t->sc_hits[s][w] = 0; /* a new stack in the way (sc_promote) */
     return e;
+}
+
+/* e, a way of set, was just filled: in use if the stack fitted (a deep
+ * chunk for it may have emptied the pool's other entries, e among them,
+ * before it was filled: col_thread_deep). */
+static void sc_filled(col_thread_t *t, col_sc_set_t *set, const col_sc_entry_t *e)
+{
+    size_t s = (size_t)(set - t->sc);
+    unsigned bit = 1u << (e - set->way);
+    t->sc_used[s] = (uint8_t)(e->frame ? t->sc_used[s] | bit : t->sc_used[s] & ~bit);
 }
 
 /* Swap two entries of a set word by word (no 1 KB copy on the program's
@@ -225,7 +276,7 @@ static void sc_swap(col_sc_entry_t *a, col_sc_entry_t *b)
     }
 }
 
-/* e, a way 1-3 of set, answered an allocation: after COL_SC_PROMOTE such
+/* e, a way 1-7 of set, answered an allocation: after COL_SC_PROMOTE such
  * answers since the set last changed its way 0, it becomes way 0, the
  * hooks' inline path.  Way 0 is otherwise never evicted (sc_free_way), so
  * a stack the program no longer uses would keep it for good: python3 in
@@ -309,8 +360,8 @@ static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col
 {
     *guessed = 0;
     if (guess_is(t, frame, guess)) {
-        col_sc_entry_t *e = sc_seen(set, frame, ra, guess);
-        if (e == NULL || e->epoch == epoch) {
+        col_sc_entry_t *e = sc_seen(t, set, frame, ra, guess);
+        if (e ? e->epoch == epoch : !sc_ghost_has(t, set, frame, ra, guess)) {
             if (UT_UNLIKELY(col_config.verify_unwind))
                 col_unwind_verify_walk(t, frame, guess);
             *guessed = 1;
@@ -322,8 +373,9 @@ static uint32_t walk_stack(col_thread_t *t, const void *frame, uintptr_t ra, col
 }
 
 /* An allocation whose stack is not in way 0 of its set in the thread's
- * cache of recent stacks: ways 1 to 3, else unwind, and keep the stack in the
- * set for the next allocation from the same frame and return address.
+ * cache of recent stacks: the set's other ways in use, else unwind, and
+ * keep the stack in the set (at its second sight: sc_ghost_word) for the
+ * next allocation from the same frame and return address.
  * The stack and site allocated from after the previous allocation's stack
  * last time are the guess (col_node_next). */
 UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_t key,
@@ -331,11 +383,10 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
 {
     uintptr_t ra = ((const uintptr_t *)frame)[1];
     uint32_t epoch = col_sc_epoch();
-    t->sc_touched |= 1u << (set - t->sc);
-    col_sc_entry_t *e = &set->way[1];
-    int cached = col_sc_hit(e, frame, ra, epoch);
-    for (int w = 2; w < COL_SC_WAYS && !cached; w++) {
-        e = &set->way[w];
+    col_sc_entry_t *e = NULL;
+    int cached = 0;
+    for (unsigned more = sc_used(t, set) & ~1u; more && !cached; more &= more - 1) {
+        e = &set->way[__builtin_ctz(more)];
         cached = col_sc_hit(e, frame, ra, epoch);
     }
     if (cached && !col_config.verify_unwind) {
@@ -373,16 +424,13 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
         /* the way that saw this stack before: fill its checks now (its
          * second sight), or again if they no longer hold (a word changed,
          * or the modules did); a taken guess was not seen (walk_stack) */
-        col_sc_entry_t *before = guessed ? NULL : sc_seen(set, frame, ra, node);
-        e = before ? before : sc_free_way(t, set);
-        if (before) {
+        col_sc_entry_t *before = guessed ? NULL : sc_seen(t, set, frame, ra, node);
+        if (before || (!guessed && sc_ghost_has(t, set, frame, ra, node))) {
+            e = before ? before : sc_free_way(t, set);
             col_unwind_cache(t, e, frame, node, epoch);
+            sc_filled(t, set, e);
         } else {
-            e->frame = frame; /* first sight; epoch 0 keeps the fast path away */
-            e->ra = ra;
-            e->node = node;
-            e->epoch = 0;
-            e->key = UINT64_MAX;
+            sc_ghost_put(t, set, frame, ra, node); /* first sight */
         }
     }
     /* the guessed site is (node, key)'s if the guessed node is, with the
@@ -426,7 +474,7 @@ UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, c
 
 /* With HEAPSCOPE_STATS=1, at exit: how the allocations found their
  * stacks, as a profile message (the cost of a program under heapscope
- * depends on it: way 0 is the hooks' inline path, ways 1-3 a call, a walk
+ * depends on it: way 0 is the hooks' inline path, ways 1-7 a call, a walk
  * reads the stack). */
 void col_record_report(void)
 {
@@ -440,9 +488,9 @@ void col_record_report(void)
     }
     uint64_t way0 = allocs > ways + walks ? allocs - ways - walks : 0;
     col_message_add("HEAPSCOPE_STATS: stacks of %lu allocations: %lu from way 0 of the cache of "
-                    "recent stacks, %lu from ways 1-3, %lu walked",
+                    "recent stacks, %lu from ways 1-%d, %lu walked",
                     (unsigned long)allocs, (unsigned long)way0, (unsigned long)ways,
-                    (unsigned long)walks);
+                    COL_SC_WAYS - 1, (unsigned long)walks);
 }
 
 /* A block of the pseudo-site COL_SITE_LOST (the site table is full). */

@@ -128,7 +128,7 @@ int col_thread_init(void)
  * from them.  An entry in use is written, an empty one only read. */
 static void sc_clear(col_thread_t *t, unsigned from, unsigned to)
 {
-    for (unsigned i = from; i < to; i++)
+    for (unsigned i = from; i < to; i++) {
         for (int w = 0; w < COL_SC_WAYS; w++) {
             col_sc_entry_t *x = &t->sc[i].way[w];
             if (x->frame)
@@ -136,6 +136,8 @@ static void sc_clear(col_thread_t *t, unsigned from, unsigned to)
             if (x->deep_cap)
                 x->deep_cap = 0;
         }
+        t->sc_used[i] = 0;
+    }
 }
 
 /* Hand t's pool of deep checks out from its start again: every entry
@@ -147,8 +149,10 @@ static void pool_start_over(col_thread_t *t)
             col_sc_entry_t *x = &t->sc[i].way[w];
             if (x->deep_cap == 0)
                 continue;
-            if (!col_sc_checks_inline(x))
+            if (!col_sc_checks_inline(x)) {
                 x->frame = NULL;
+                t->sc_used[i] &= (uint8_t)~(1u << w);
+            }
             x->deep_cap = 0;
         }
     t->sc_pool_used = 0;
@@ -160,13 +164,15 @@ static void pool_start_over(col_thread_t *t)
  * restarts) running the same code fill the same few sets: those are
  * emptied in place, their pages kept for the next owner, who would write
  * them again.  A state whose owner filled more than half of the sets
- * (128 KB) gives their pages and its pool's back to the kernel instead,
+ * (256 KB) gives their pages and its pool's back to the kernel instead,
  * all but the first page's entries, which are emptied in place; without
  * madvise, every entry is. */
 static void sc_recycle(col_thread_t *t)
 {
     uint32_t touched = t->sc_touched;
     t->sc_touched = 0;
+    memset(t->sc_ghost, 0, sizeof t->sc_ghost); /* the last owner's stacks */
+    memset(t->sc_used, 0, sizeof t->sc_used);   /* every set is emptied below */
     if (__builtin_popcount(touched) <= (int)COL_SC_SETS / 2) {
         for (; touched; touched &= touched - 1) {
             unsigned i = (unsigned)__builtin_ctz(touched);

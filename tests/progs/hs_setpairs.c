@@ -14,7 +14,7 @@
  *   allocations of 24 bytes, all freed, all temporary.
  * Then run_pair(16 x (PADS + 1), site0, site1) with LONG_ROUNDS rounds: by
  * then every way 0 of the cache keeps a stack of the first pairs, so these
- * two start in ways 1-3 and must move to way 0.
+ * two start in ways 1-7 and must move to way 0.
  *   site0, site1: 10,000 allocations more each.
  * About one pair in 32 shares a set.  A pair's four first allocations
  * walk the stack (each stack is kept at its second sight); after that
