@@ -69,32 +69,78 @@ static void usage(FILE *out)
     fprintf(out, "\n`heapscope COMMAND --help` describes a command; `man heapscope` has it all.\n");
 }
 
-int cli_run_finish(const char *path, int code, int quiet)
+/* Compress the profile at path in place if it is final; a failure is
+ * said unless quiet. */
+static void pack(const char *path, int quiet)
 {
     char err[PF_ERRMSG_SIZE];
     int rc = pf_pack_file(path, err, sizeof err);
     /* a profile that does not read is the summary's to report (pf_pack
      * leaves it); a failed rewrite leaves it as it was, readable */
     if (rc < 0 && !quiet)
-        fprintf(stderr, "heapscope: the profile is left uncompressed: %s\n", err);
-    if (!quiet)
-        an_run_summary(path, stderr);
-    return code;
+        fprintf(stderr, "heapscope: the profile %s is left uncompressed: %s\n", path, err);
 }
 
-/* `--run-finish PATH CODE summary|quiet`, from the launcher's cli_run_finish. */
+/* The other processes' profiles, named after the summary: at most a few. */
+#define FAMILY_NAMED 4
+
+int cli_run_finish(const cli_run_end_t *end)
+{
+    pack(end->path, end->quiet);
+    char **family = NULL;
+    size_t n = cli_family_find(end->path, end->pattern, end->pid, end->since_ns, &family);
+    for (size_t i = 0; i < n; i++)
+        pack(family[i], end->quiet);
+    if (!end->quiet) {
+        an_run_summary(end->path, stderr);
+        if (n)
+            fprintf(stderr, "heapscope: %zu more profile%s, of the processes it started:", n,
+                    n == 1 ? "" : "s");
+        for (size_t i = 0; i < n && i < FAMILY_NAMED; i++)
+            fprintf(stderr, " %s%s", family[i], i + 1 < n && i + 1 < FAMILY_NAMED ? "," : "");
+        if (n > FAMILY_NAMED)
+            fprintf(stderr, " and %zu more", n - FAMILY_NAMED);
+        if (n)
+            fprintf(stderr, "\n");
+    }
+    for (size_t i = 0; i < n; i++)
+        free(family[i]);
+    free(family);
+    return end->code;
+}
+
+/* A decimal number in [0, max], or -1. */
+static long long number(const char *s, unsigned long long max)
+{
+    char *e;
+    errno = 0;
+    unsigned long long v = strtoull(s, &e, 10);
+    return errno || e == s || *e || *s == '-' || v > max ? -1 : (long long)v;
+}
+
+/* `--run-finish PATH CODE summary|quiet [PID SINCE_NS PATTERN]`, from the
+ * launcher's cli_run_finish. */
 static int run_finish_main(int argc, char **argv)
 {
-    char *end;
-    errno = 0;
-    long code = argc == 4 ? strtol(argv[2], &end, 10) : -1;
-    if (argc != 4 || errno || *end || code < 0 || code > 255 ||
+    cli_run_end_t end = {0};
+    long long code = argc == 4 || argc == 7 ? number(argv[2], 255) : -1;
+    long long pid = argc == 7 ? number(argv[4], 0x7fffffff) : 0;
+    long long since = argc == 7 ? number(argv[5], (unsigned long long)INT64_MAX) : 0;
+    if (code < 0 || pid < 0 || since < 0 ||
         (strcmp(argv[3], "quiet") && strcmp(argv[3], "summary"))) {
-        fprintf(stderr, "heapscope: usage: heapscope-analyse %s PATH EXIT-STATUS summary|quiet\n",
+        fprintf(stderr,
+                "heapscope: usage: heapscope-analyse %s PATH EXIT-STATUS summary|quiet "
+                "[PID SINCE-NS PATTERN]\n",
                 CLI_RUN_FINISH_CMD);
         return 2;
     }
-    return cli_run_finish(argv[1], (int)code, !strcmp(argv[3], "quiet"));
+    end.path = argv[1];
+    end.code = (int)code;
+    end.quiet = !strcmp(argv[3], "quiet");
+    end.pid = (long)pid;
+    end.since_ns = (uint64_t)since;
+    end.pattern = argc == 7 ? argv[6] : "";
+    return cli_run_finish(&end);
 }
 
 int main(int argc, char **argv)

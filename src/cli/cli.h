@@ -15,16 +15,36 @@
 #define CLI_H
 
 #include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
 
 int cli_run_main(int argc, char **argv);
 
+/* The end of a `heapscope run`, for cli_run_finish. */
+typedef struct cli_run_end {
+    const char *path;    /* the started process's profile */
+    int code;            /* the program's exit status */
+    int quiet;           /* no summary */
+    long pid;            /* the started process; 0: unknown (no other profile is looked for) */
+    uint64_t since_ns;   /* CLOCK_REALTIME just before it was started */
+    const char *pattern; /* the output pattern it was given (-o's, or the default) */
+} cli_run_end_t;
+
 /* The end of `heapscope run`, once the program has exited: compress its
- * profile at path in place (pf_pack.h: if it is final), print the summary
- * to stderr unless quiet, then end with exit status `code` (the
- * program's).  In the analyser: does it and returns code.  In the
- * launcher: becomes the analyser (exec), and returns code only if it
- * cannot, after saying so (unless quiet). */
-int cli_run_finish(const char *path, int code, int quiet);
+ * profile in place (pf_pack.h: if it is final), and those of the other
+ * processes of the run (cli_family_find), print the summary to stderr
+ * unless quiet, then end with exit status `code` (the program's).  In the
+ * analyser: does it and returns code.  In the launcher: becomes the
+ * analyser (exec), and returns code only if it cannot, after saying so
+ * (unless quiet). */
+int cli_run_finish(const cli_run_end_t *end);
+
+/* The profiles of the run whose started process pid wrote `first` and
+ * was started at since_ns, given the output pattern (cli_family.c): its
+ * fork children's, their children's and the programs they exec'd, oldest
+ * first, in *paths (each and the array malloc'd).  Returns how many. */
+size_t cli_family_find(const char *first, const char *pattern, long pid, uint64_t since_ns,
+                       char ***paths);
 
 /* Why the program prog (argv[0] of `heapscope run`) cannot have written a
  * profile, read from its executable (cli_noprofile.c): a sentence, or NULL
@@ -50,7 +70,8 @@ int cli_links_jemalloc(const char *prog);
 int cli_preloads_jemalloc(const char *preload);
 
 /* The hidden analyser command the launcher's cli_run_finish execs:
- * `heapscope-analyse --run-finish PATH CODE summary|quiet`. */
+ * `heapscope-analyse --run-finish PATH CODE summary|quiet [PID SINCE_NS
+ * PATTERN]` (cli_run_end_t's fields). */
 #define CLI_RUN_FINISH_CMD "--run-finish"
 
 #endif

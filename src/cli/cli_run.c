@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -374,6 +375,8 @@ int cli_run_main(int argc, char **argv)
     fflush(NULL);
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
+    struct timespec since;
+    clock_gettime(CLOCK_REALTIME, &since);
     child_pid = fork();
     if (child_pid < 0) {
         fprintf(stderr, "heapscope run: fork: %s\n", strerror(errno));
@@ -399,8 +402,11 @@ int cli_run_main(int argc, char **argv)
     int found = profile_path(&o, child_pid, path, sizeof path) == 0;
     int exists = found && stat(path, &pst) == 0;
     int regular = exists && S_ISREG(pst.st_mode);
+    cli_run_end_t end = {path, code, o.quiet, (long)child_pid,
+                         (uint64_t)since.tv_sec * 1000000000u + (uint64_t)since.tv_nsec,
+                         o.output ? o.output : PF_DEFAULT_OUTPUT};
     if (o.quiet)
-        return regular ? cli_run_finish(path, code, 1) : code;
+        return regular ? cli_run_finish(&end) : code;
     const char *why;
     if (WIFSIGNALED(status))
         fprintf(stderr, "heapscope: %s was killed by signal %d (%s)\n", o.prog[0],
@@ -409,7 +415,7 @@ int cli_run_main(int argc, char **argv)
         fprintf(stderr, "heapscope: profile written to %s (not a regular file: no summary)\n",
                 path);
     else if (found)
-        return cli_run_finish(path, code, 0);
+        return cli_run_finish(&end);
     else if ((why = cli_no_profile_reason(o.prog[0])) != NULL)
         fprintf(stderr, "heapscope: no profile was written for %s (pid %d): %s\n", o.prog[0],
                 (int)child_pid, why);

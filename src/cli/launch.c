@@ -58,16 +58,18 @@ static void exec_analyser(char **argv)
     fprintf(stderr, "heapscope: cannot run %s: %s\n", path, strerror(errno));
 }
 
-int cli_run_finish(const char *path, int code, int quiet)
+int cli_run_finish(const cli_run_end_t *end)
 {
-    char status[16];
-    snprintf(status, sizeof status, "%d", code);
-    char *argv[] = {"heapscope", CLI_RUN_FINISH_CMD, (char *)path, status,
-                    quiet ? "quiet" : "summary", NULL};
+    char status[16], pid[24], since[24];
+    snprintf(status, sizeof status, "%d", end->code);
+    snprintf(pid, sizeof pid, "%ld", end->pid);
+    snprintf(since, sizeof since, "%llu", (unsigned long long)end->since_ns);
+    char *argv[] = {"heapscope", CLI_RUN_FINISH_CMD, (char *)end->path, status,
+                    end->quiet ? "quiet" : "summary", pid, since, (char *)end->pattern, NULL};
     exec_analyser(argv);
-    if (!quiet)
-        fprintf(stderr, "heapscope: no summary; the profile is %s\n", path);
-    return code;
+    if (!end->quiet)
+        fprintf(stderr, "heapscope: no summary; the profile is %s\n", end->path);
+    return end->code;
 }
 
 int main(int argc, char **argv)

@@ -4,9 +4,15 @@ With -o OUT the parent writes OUT and each child OUT.<pid>.  A child starts
 with the parent's counters (its heap is inherited), as Valgrind counts too.
 Valgrind: parent 6 allocs, 0 frees, 2,600 bytes; first child (exit) 9 allocs,
 2,200 bytes; second child (_exit) 7 allocs, 1,650 bytes.
+
+`heapscope run`'s summary names the children's profiles, oldest first,
+with -o OUT and with the default pattern (heapscope.%e.%p.hsp), and not a
+profile of an earlier run that lies there too, even one just touched.
 """
 import os
 import re
+import shutil
+import time
 
 import hstest
 
@@ -47,6 +53,34 @@ def main(t):
                      leaked_bytes=1200)
         t.check_no_site(cp, "parent_after_fork")
         t.check_consistent(cp)
+
+    family = "heapscope: 2 more profiles, of the processes it started: %s, %s\n"
+    t.true("the summary names the children's profiles", (family % (
+        os.path.join(t.dir, "fork.hsp.%d" % c1), os.path.join(t.dir, "fork.hsp.%d" % c2))).encode()
+        in r.stderr, r.stderr.decode())
+
+    # a profile of an earlier run, its file touched now, is not the run's
+    stale = os.path.join(t.dir, "fork.hsp.7")
+    shutil.copyfile(os.path.join(t.dir, "fork.hsp.%d" % c1), stale)
+    with open(stale, "rb") as f:
+        stale_bytes = f.read()
+    time.sleep(0.05)
+    r = t.run("hs_fork", out="fork.hsp")
+    k1, k2 = (int(x) for x in re.match(rb"children (\d+) (\d+)\n$", r.stdout).groups())
+    t.true("again: the summary names this run's children only", (family % (
+        os.path.join(t.dir, "fork.hsp.%d" % k1), os.path.join(t.dir, "fork.hsp.%d" % k2))).encode()
+        in r.stderr, r.stderr.decode())
+    with open(stale, "rb") as f:
+        t.eq("the earlier run's profile is left as it was", stale_bytes, f.read())
+
+    # the default pattern: every process names its own profile
+    r = t.run("hs_fork", out=None)
+    k1, k2 = (int(x) for x in re.match(rb"children (\d+) (\d+)\n$", r.stdout).groups())
+    t.true("default names: the summary names the children's profiles", (family % (
+        "heapscope.hs_fork.%d.hsp" % k1, "heapscope.hs_fork.%d.hsp" % k2)).encode() in r.stderr,
+        r.stderr.decode())
+    t.check_summary(t.report(os.path.join(t.dir, "heapscope.hs_fork.%d.hsp" % k2)), pid=k2,
+                    final=True, **EXPECT_CHILD2)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,11 @@ def check_killed(t):
     t.eq("killed: first line", "heapscope: /bin/sh was killed by signal 15 (Terminated)",
          lines[0] if lines else None)
     t.eq("killed: the summary follows", "heapscope: profile %s; see `heapscope report %s`"
-         % (r.out, r.out), lines[-1] if lines else None)
+         % (r.out, r.out), lines[-2] if len(lines) > 1 else None)
+    # the shell forked for `sleep`: that process's profile is named after it
+    t.true("killed: then the profile of sh's child", re.match(
+        r"heapscope: \d+ more profiles?, of the processes it started: %s\.\d+" % re.escape(r.out),
+        lines[-1] if lines else ""), lines[-1] if lines else None)
 
 
 def clean_env():

@@ -2,10 +2,14 @@
 with sort, uniq, wc: fork, exec, pipes) and make running a two-rule
 makefile, under heapscope: the same stdout and exit status (also a
 failing pipeline's 3); the shell's profile and every child's read back.
+`heapscope run` compresses the children's profiles too: each exec'd
+program's (OUT.<pid>.1, with records of 500-600 bytes) has compressed
+records.
 """
 import os
 import shutil
 
+import hsformat
 import hstest
 import rltest
 
@@ -24,6 +28,12 @@ def main(t):
     t.true("children's profiles (%d) for seq, sort, uniq, head, wc" % len(kids), len(kids) >= 5)
     for k in kids:
         rltest.check_profile(t, k, 0)
+    execd = [k for k in kids if k.endswith(".1")]
+    t.true("profiles of exec'd programs (%d)" % len(execd), len(execd) >= 5)
+    for k in execd:
+        with open(k, "rb") as f:
+            packed = [r for r, _ in hsformat.records(f.read()) if r & 0x80000000]
+        t.true("%s: compressed records" % os.path.basename(k), len(packed) > 0)
     r = rltest.run_both(t, [sh, "-c", "echo out; false | true; exit 3"], "sh3.hsp")
     t.eq("exit 3 kept", 3, r.rc)
     make = shutil.which("make")
