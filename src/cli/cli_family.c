@@ -129,6 +129,18 @@ static int of_family(const candidate_t *c, size_t n, uint64_t root, uint64_t pid
     return 0;
 }
 
+/* How many %p and %e name holds. */
+static int wildcards(const char *name)
+{
+    int n = 0;
+    for (const char *p = name; *p; p++)
+        if (p[0] == '%' && p[1]) {
+            n += p[1] == 'p' || p[1] == 'e';
+            p++;
+        }
+    return n;
+}
+
 size_t cli_family_find(const char *first, const char *pattern, long pid, uint64_t since_ns,
                        char ***paths)
 {
@@ -136,8 +148,11 @@ size_t cli_family_find(const char *first, const char *pattern, long pid, uint64_
     struct stat st;
     const char *slash = strrchr(pattern, '/');
     size_t dlen = slash ? (size_t)(slash - pattern) + 1 : 0;
-    if (pid <= 0 || stat(first, &st) != 0 || memchr(pattern, '%', dlen))
-        return 0; /* a pattern with %p or %e in its directories: not looked for */
+    /* not looked for: a pattern with %p or %e in its directories, or with
+     * more than two in its name (each tries every length: match) */
+    if (pid <= 0 || stat(first, &st) != 0 || memchr(pattern, '%', dlen) ||
+        wildcards(pattern + dlen) > 2)
+        return 0;
     char *dir = strndup(pattern, dlen);
     if (!dir)
         return 0;
