@@ -1,8 +1,13 @@
 /* pf_pack.c - see pf_pack.h.  The records are copied in order; each
  * payload of PF_PACK_MIN bytes or more is replaced by its zstd frame, with
  * PF_REC_ZSTD set in its type and the check recomputed over the stored
- * bytes, where that is smaller and inflates back to the payload.  The
- * whole copy must then parse to the same counts as the original. */
+ * bytes, where that is smaller and inflates back to the payload, byte for
+ * byte.  So the copy holds the same records: a reader, which inflates a
+ * compressed record before it parses it, reads the same profile.  Only the
+ * framing is walked, before and after (every record whole, its check
+ * right): parsing the profile twice, as the first version did, took 0.11 s
+ * and 56 MB for binary-trees' 1.4 MB profile, twice as long as the
+ * program. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -20,14 +25,36 @@
 #include "format/pf_reader.h"
 #include "heapscope/profile.h"
 
-/* Is p the same profile as q, record for record (what a report reads)? */
-static int same_profile(const pf_profile_t *p, const pf_profile_t *q)
+/* What a walk of the records of a file finds (docs/FORMAT.md,
+ * "Framing"). */
+typedef struct framing {
+    int whole;      /* this format's header; every record within the file,
+                     * its check right; the last one ending at its end */
+    int final;      /* an END record: its process exited */
+    int compressed; /* a record with PF_REC_ZSTD */
+    size_t records;
+} framing_t;
+
+static framing_t walk(const uint8_t *b, size_t len)
 {
-    return p->n_modules == q->n_modules && p->n_nodes == q->n_nodes &&
-           p->n_stacks == q->n_stacks && p->n_counters == q->n_counters &&
-           p->n_samples == q->n_samples && p->n_messages == q->n_messages &&
-           p->final == q->final && p->records == q->records &&
-           !memcmp(&p->totals, &q->totals, sizeof p->totals);
+    framing_t f = {0, 0, 0, 0};
+    if (len < PF_HEADER_SIZE || memcmp(b, PF_MAGIC, PF_MAGIC_LEN) ||
+        pf_le16(b + PF_MAGIC_LEN) != PF_VERSION_MAJOR)
+        return f;
+    for (size_t off = PF_HEADER_SIZE; off < len;) {
+        if (len - off < 12)
+            return f;
+        uint32_t type = pf_le32(b + off), n = pf_le32(b + off + 4);
+        if (n > len - off - 12 || pf_le32(b + off + 8 + n) !=
+                                      pf_check(PF_VERSION_MAJOR, type, b + off + 8, n))
+            return f;
+        f.final |= type == PF_REC_END;
+        f.compressed |= (type & PF_REC_ZSTD) != 0;
+        f.records++;
+        off += 12 + (size_t)n;
+    }
+    f.whole = 1;
+    return f;
 }
 
 /* Copy the records of in[len] (a whole, checked 3.x file) into out, with
@@ -72,16 +99,11 @@ static int pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outl
 {
     *out = NULL;
     *outlen = 0;
-    pf_profile_t *p;
-    /* one that does not read is left for the reader to say why */
-    if (pf_reader_parse(in, len, &p, err, errsz) != PF_OK)
+    /* only a whole, final file of this writer's format, not yet packed;
+     * one that does not read is left for the reader to say why */
+    framing_t f = walk(in, len);
+    if (!f.whole || !f.final || f.compressed)
         return PF_PACK_LEFT;
-    /* only a whole, final file of this writer's format, not yet packed */
-    int left = !p->final || p->truncated || p->major != PF_VERSION_MAJOR || p->compressed;
-    if (left) {
-        pf_reader_free(p);
-        return PF_PACK_LEFT;
-    }
     /* a payload is kept compressed only if smaller: never more than len */
     size_t cap = len;
     uint8_t *buf = malloc(cap), *scratch = malloc(len);
@@ -90,7 +112,6 @@ static int pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outl
         free(buf);
         free(scratch);
         ZSTD_freeCCtx(z);
-        pf_reader_free(p);
         if (errsz)
             snprintf(err, errsz, "out of memory");
         return PF_ENOMEM;
@@ -99,24 +120,17 @@ static int pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outl
     size_t n = pack_records(z, in, len, buf, cap, scratch, &packed);
     ZSTD_freeCCtx(z);
     free(scratch);
-    pf_profile_t *q = NULL;
-    char why[PF_ERRMSG_SIZE];
-    int rc = packed && n < len ? pf_reader_parse(buf, n, &q, why, sizeof why) : PF_PACK_LEFT;
-    if (rc < 0) {
-        /* our own output: a bug, said as one */
-        if (errsz)
-            snprintf(err, errsz, "the compressed profile does not read back: %s", why);
-        rc = PF_ECORRUPT;
-    } else if (rc == PF_OK && !same_profile(p, q)) {
-        if (errsz)
-            snprintf(err, errsz, "the compressed profile does not read back the same");
-        rc = PF_ECORRUPT;
-    }
-    pf_reader_free(p);
-    pf_reader_free(q);
-    if (rc) {
+    if (!packed || n >= len) {
         free(buf);
-        return rc;
+        return PF_PACK_LEFT;
+    }
+    framing_t g = walk(buf, n);
+    if (!g.whole || !g.final || g.records != f.records) {
+        /* our own output: a bug, said as one */
+        free(buf);
+        if (errsz)
+            snprintf(err, errsz, "the compressed profile's records are not whole");
+        return PF_ECORRUPT;
     }
     *out = buf;
     *outlen = n;

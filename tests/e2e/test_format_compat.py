@@ -81,6 +81,14 @@ def main(t):
     t.true("a killed program's profile is not compressed",
            all(k < hsformat.ZSTD for k in kinds(kdata)), kinds(kdata))
 
+    # packing walks the records only; one whose check is wrong, or a file
+    # cut short, is left as it is, byte for byte, for the reader to report
+    for name, bad in (("bad-check", rdata[:-1] + bytes([rdata[-1] ^ 1])),
+                      ("cut", rdata[:-3])):
+        path = t.write("%s.hsp" % name, bad)
+        t._exec([analyser, "--run-finish", path, "0", "quiet"], None, None, b"", None, 60, 0)
+        t.eq("%s: left as it was" % name, bad, open(path, "rb").read())
+
     # a wrong FNV check cuts a 1.x profile there, keeping what came before
     v1 = bytearray(hsformat.rewrite(data, 1, 1))
     v1[len(v1) - 1] ^= 0x01  # the last record's check
