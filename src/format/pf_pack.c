@@ -61,8 +61,8 @@ static framing_t walk(const uint8_t *b, size_t len)
  * large payloads compressed; each frame is inflated again into scratch
  * (len bytes) and kept only if it gives the payload back, byte for byte.
  * Returns the length written. */
-static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t *out,
-                           size_t cap, uint8_t *scratch, unsigned *packed)
+static size_t pack_records(ZSTD_CCtx *z, ZSTD_DCtx *d, const uint8_t *in, size_t len,
+                           uint8_t *out, size_t cap, uint8_t *scratch, unsigned *packed)
 {
     memcpy(out, in, PF_HEADER_SIZE);
     size_t o = PF_HEADER_SIZE;
@@ -73,7 +73,8 @@ static size_t pack_records(ZSTD_CCtx *z, const uint8_t *in, size_t len, uint8_t 
         if (n >= PF_PACK_MIN && !(type & PF_REC_ZSTD) && n <= PF_MAX_INFLATED) {
             zn = ZSTD_compressCCtx(z, out + o + 8, cap - o - 12, pl, n, PF_PACK_LEVEL);
             if (ZSTD_isError(zn) || zn >= n ||
-                ZSTD_decompress(scratch, n, out + o + 8, zn) != n || memcmp(scratch, pl, n))
+                ZSTD_decompressDCtx(d, scratch, n, out + o + 8, zn) != n ||
+                memcmp(scratch, pl, n))
                 zn = 0;
         }
         if (zn) {
@@ -107,18 +108,23 @@ static int pack_bytes(const uint8_t *in, size_t len, uint8_t **out, size_t *outl
     /* a payload is kept compressed only if smaller: never more than len */
     size_t cap = len;
     uint8_t *buf = malloc(cap), *scratch = malloc(len);
+    /* one context each way for all the records (ZSTD_decompress would
+     * make and free one per record) */
     ZSTD_CCtx *z = ZSTD_createCCtx();
-    if (!buf || !scratch || !z) {
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    if (!buf || !scratch || !z || !d) {
         free(buf);
         free(scratch);
         ZSTD_freeCCtx(z);
+        ZSTD_freeDCtx(d);
         if (errsz)
             snprintf(err, errsz, "out of memory");
         return PF_ENOMEM;
     }
     unsigned packed = 0;
-    size_t n = pack_records(z, in, len, buf, cap, scratch, &packed);
+    size_t n = pack_records(z, d, in, len, buf, cap, scratch, &packed);
     ZSTD_freeCCtx(z);
+    ZSTD_freeDCtx(d);
     free(scratch);
     if (!packed || n >= len) {
         free(buf);
