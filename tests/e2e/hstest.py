@@ -37,6 +37,10 @@ import sys
 import tempfile
 import traceback
 
+# the collector's HEAPSCOPE_STATS message on its cache of recent stacks
+CACHE_STATS = re.compile(r"HEAPSCOPE_STATS: stacks of (\d+) allocations: (\d+) from way 0 of the "
+                         r"cache of recent stacks, (\d+) from ways 1-\d, (\d+) walked")
+
 # Stack fields that are integers in `heapscope report --json`.
 STACK_FIELDS = ("allocations", "frees", "bytes_allocated", "bytes_freed",
                 "peak_bytes", "leaked_bytes", "leaked_allocations",
@@ -313,6 +317,22 @@ class Test:
                       int(e["bytes"])) for e in stack.get("sizes", []))
         self.eq("%s: sizes of %s" % (os.path.basename(p.path), p.describe(stack)[:60]),
                 sorted(expected), got)
+
+    def cache_stats(self, p, label):
+        """The counts of the collector's HEAPSCOPE_STATS message on its
+        cache of recent stacks in profile p (run with HEAPSCOPE_STATS=1):
+        (allocations, from way 0, from the other ways, walked), after
+        checking that there is exactly one such message and that they add
+        up; None if there is none."""
+        found = [m for m in (CACHE_STATS.search(w) for w in p.summary["warnings"]) if m]
+        self.eq("%s: one HEAPSCOPE_STATS message on the cache" % label, 1, len(found))
+        if not found:
+            return None
+        allocs, way0, ways, walks = (int(x) for x in found[0].groups())
+        print("%s: %d allocations, way 0 %d, other ways %d, walked %d"
+              % (label, allocs, way0, ways, walks))
+        self.eq("%s: the ways and walks add up" % label, allocs, way0 + ways + walks)
+        return allocs, way0, ways, walks
 
     def check_consistent(self, p, exact_totals=True):
         """Invariants every profile must satisfy: the stacks add up to the
