@@ -22,7 +22,7 @@
 #include "cli/cli.h"
 #include "format/pf_reader.h"
 
-#define FAMILY_MAX 4096 /* candidates read at most */
+#define FAMILY_MAX 4096 /* profiles of a run kept at most */
 /* A file's time is the kernel's coarse clock, up to a tick behind
  * CLOCK_REALTIME: a profile written just after the run began may seem
  * older.  Its INFO's start time, from CLOCK_REALTIME, is the exact test. */
