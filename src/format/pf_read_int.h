@@ -39,6 +39,7 @@ typedef struct pf_parse {
     uint64_t total_frames; /* sum of stack depths */
     int seen_info;
     int uses_stack0;       /* a COUNTERS entry names stack 0 */
+    struct ZSTD_DCtx_s *zstd; /* made at the first compressed record, for all of them */
 } pf_parse_t;
 
 /* A bounded view of one payload. */

@@ -105,10 +105,14 @@ static int pf_read_inflate(pf_parse_t *ps, const uint8_t *pl, uint32_t len, uint
     if (n > PF_MAX_INFLATED)
         return PF_CORRUPT(ps, "the compressed payload inflates to %llu bytes, above the limit of %u",
                           n, PF_MAX_INFLATED);
+    if (!ps->zstd && !(ps->zstd = ZSTD_createDCtx()))
+        return PF_NOMEM(ps);
     uint8_t *b = malloc(n ? (size_t)n : 1);
     if (!b)
         return PF_NOMEM(ps);
-    size_t got = ZSTD_decompress(b, (size_t)n, pl, len);
+    /* one context for all the records: ZSTD_decompress makes and frees
+     * one per call (as pf_pack.c found) */
+    size_t got = ZSTD_decompressDCtx(ps->zstd, b, (size_t)n, pl, len);
     if (ZSTD_isError(got) || got != n) {
         free(b);
         return PF_CORRUPT(ps, "the compressed payload does not inflate: %s",
@@ -206,6 +210,7 @@ int pf_reader_parse(const uint8_t *data, size_t len, pf_profile_t **out, char *e
     pf_map_free(&ps.stack_ids);
     pf_map_free(&ps.counter_keys);
     free(ps.active);
+    ZSTD_freeDCtx(ps.zstd);
     if (rc) {
         pf_reader_free(p);
         return rc;
