@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "common/ut_path.h"
 #include "format/pf_reader.h"
 
 #define FAMILY_MAX 4096 /* profiles of a run kept at most */
@@ -146,8 +147,7 @@ size_t cli_family_find(const char *first, const char *pattern, long pid, uint64_
 {
     *paths = NULL;
     struct stat st;
-    const char *slash = strrchr(pattern, '/');
-    size_t dlen = slash ? (size_t)(slash - pattern) + 1 : 0;
+    size_t dlen = (size_t)(ut_path_base(pattern) - pattern);
     /* not looked for: a pattern with %p or %e in its directories, or with
      * more than two in its name (each tries every length: match) */
     if (pid <= 0 || stat(first, &st) != 0 || memchr(pattern, '%', dlen) ||
