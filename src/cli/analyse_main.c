@@ -22,8 +22,6 @@
 #include "analyse/an_html.h"
 #include "cli/cli.h"
 #include "corewalk/cw_cmd.h"
-#include "format/pf_pack.h"
-#include "format/pf_reader.h"
 
 typedef struct cli_command {
     const char *name;
@@ -69,28 +67,13 @@ static void usage(FILE *out)
     fprintf(out, "\n`heapscope COMMAND --help` describes a command; `man heapscope` has it all.\n");
 }
 
-/* Compress the profile at path in place if it is final; a failure is
- * said unless quiet. */
-static void pack(const char *path, int quiet)
-{
-    char err[PF_ERRMSG_SIZE];
-    int rc = pf_pack_file(path, err, sizeof err);
-    /* a profile that does not read is the summary's to report (pf_pack
-     * leaves it); a failed rewrite leaves it as it was, readable */
-    if (rc < 0 && !quiet)
-        fprintf(stderr, "heapscope: the profile %s is left uncompressed: %s\n", path, err);
-}
-
 /* The other processes' profiles, named after the summary: at most a few. */
 #define FAMILY_NAMED 4
 
 int cli_run_finish(const cli_run_end_t *end)
 {
-    pack(end->path, end->quiet);
     char **family = NULL;
-    size_t n = cli_family_find(end->path, end->pattern, end->pid, end->since_ns, &family);
-    for (size_t i = 0; i < n; i++)
-        pack(family[i], end->quiet);
+    size_t n = cli_finish_pack(end, &family);
     if (!end->quiet) {
         an_run_summary(end->path, stderr);
         if (n)
@@ -103,9 +86,7 @@ int cli_run_finish(const cli_run_end_t *end)
         if (n)
             fprintf(stderr, "\n");
     }
-    for (size_t i = 0; i < n; i++)
-        free(family[i]);
-    free(family);
+    cli_finish_free(family, n);
     return end->code;
 }
 

@@ -32,12 +32,19 @@ typedef struct cli_run_end {
 
 /* The end of `heapscope run`, once the program has exited: compress its
  * profile in place (pf_pack.h: if it is final), and those of the other
- * processes of the run (cli_family_find), print the summary to stderr
+ * processes of the run (cli_finish_pack), print the summary to stderr
  * unless quiet, then end with exit status `code` (the program's).  In the
- * analyser: does it and returns code.  In the launcher: becomes the
- * analyser (exec), and returns code only if it cannot, after saying so
- * (unless quiet). */
+ * analyser: does it and returns code.  In the launcher: does it itself
+ * when quiet; else becomes the analyser (exec), and returns code only if
+ * it cannot, after saying so. */
 int cli_run_finish(const cli_run_end_t *end);
+
+/* Compress the run's profiles (cli_finish.c): the started process's, then
+ * the others of the run (cli_family_find), named in *family, oldest first
+ * (free with cli_finish_free).  Returns how many others.  A rewrite that
+ * fails leaves the file as it was, and is said on stderr unless quiet. */
+size_t cli_finish_pack(const cli_run_end_t *end, char ***family);
+void cli_finish_free(char **family, size_t n);
 
 /* The profiles of the run whose started process pid wrote `first` and
  * was started at since_ns, given the output pattern (cli_family.c): its

@@ -10,8 +10,9 @@
  * run began.  It is one of the run's when its INFO says it started since
  * then and its process, or its parent, is the started process or one
  * already found: so the profiles of another run writing to the same
- * directory, or of an earlier one, are left alone.  Runs in the analyser,
- * after the program has exited (cli_run_finish). */
+ * directory, or of an earlier one, are left alone.  Only each candidate's
+ * INFO is read (pf_load_who).  Runs after the program has exited
+ * (cli_finish.c), in the launcher or the analyser. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 #include "cli/cli.h"
 #include "common/ut_path.h"
-#include "format/pf_reader.h"
+#include "format/pf_load.h"
 
 #define FAMILY_MAX 4096 /* profiles of a run kept at most */
 /* A file's time is the kernel's coarse clock, up to a tick behind
@@ -62,8 +63,8 @@ typedef struct candidate {
     int kept;
 } candidate_t;
 
-/* The run's candidates in dir whose names match base: read, with their
- * INFO.  Returns how many, in *out (freed by the caller). */
+/* The run's candidates in dir whose names match base, with who wrote
+ * them.  Returns how many, in *out (freed by the caller). */
 static size_t candidates(const char *dir, const char *base, const struct stat *first,
                          uint64_t since_ns, candidate_t **out)
 {
@@ -81,14 +82,12 @@ static size_t candidates(const char *dir, const char *base, const struct stat *f
         if (asprintf(&path, "%s%s", dir, e->d_name) < 0)
             break;
         struct stat st;
-        pf_profile_t *p = NULL;
-        char err[PF_ERRMSG_SIZE];
+        pf_load_who_t w;
         if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
             (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec +
                     MTIME_SLACK_NS < since_ns ||
             (st.st_dev == first->st_dev && st.st_ino == first->st_ino) ||
-            pf_reader_open(path, &p, err, sizeof err) != 0 || p->info.start_real_ns < since_ns) {
-            pf_reader_free(p);
+            pf_load_who(path, &w) != 0 || w.start_real_ns < since_ns) {
             free(path);
             continue;
         }
@@ -96,15 +95,13 @@ static size_t candidates(const char *dir, const char *base, const struct stat *f
             size_t ncap = cap ? 2 * cap : 16;
             candidate_t *nc = realloc(c, ncap * sizeof *c);
             if (!nc) {
-                pf_reader_free(p);
                 free(path);
                 break;
             }
             c = nc;
             cap = ncap;
         }
-        c[n++] = (candidate_t){path, p->info.pid, p->info.ppid, p->info.start_real_ns, 0};
-        pf_reader_free(p);
+        c[n++] = (candidate_t){path, w.pid, w.ppid, w.start_real_ns, 0};
     }
     closedir(d);
     *out = c;

@@ -7,8 +7,9 @@
  * them cost every `heapscope run` ~1.2 ms before the program started, and
  * 2 MB of RSS in the process that waits for it, inside the profiled
  * program's cgroup (docs/BENCHMARKS.md, "The launcher without the
- * analysis libraries"); this binary needs only libc.  `run`'s summary at
- * the end is the analyser's too (cli_run_finish below).
+ * analysis libraries"); this binary needs only libc and libzstd.  `run`'s
+ * summary at the end is the analyser's too (cli_run_finish below); a
+ * quiet run compresses its profiles here (cli_finish.c).
  *
  * The analyser is $HEAPSCOPE_ANALYSER if set, else the one beside this
  * binary (both are in bin/, built and installed, so that the subcommands
@@ -60,6 +61,11 @@ static void exec_analyser(char **argv)
 
 int cli_run_finish(const cli_run_end_t *end)
 {
+    if (end->quiet) {
+        char **family = NULL;
+        cli_finish_free(family, cli_finish_pack(end, &family));
+        return end->code;
+    }
     char status[16], pid[24], since[24];
     snprintf(status, sizeof status, "%d", end->code);
     snprintf(pid, sizeof pid, "%ld", end->pid);
@@ -67,8 +73,7 @@ int cli_run_finish(const cli_run_end_t *end)
     char *argv[] = {"heapscope", CLI_RUN_FINISH_CMD, (char *)end->path, status,
                     end->quiet ? "quiet" : "summary", pid, since, (char *)end->pattern, NULL};
     exec_analyser(argv);
-    if (!end->quiet)
-        fprintf(stderr, "heapscope: no summary; the profile is %s\n", end->path);
+    fprintf(stderr, "heapscope: no summary; the profile is %s\n", end->path);
     return end->code;
 }
 

@@ -13,7 +13,9 @@
 
 #define PF_PACK_MIN 256u /* smaller payloads stay as they are */
 #define PF_PACK_LEVEL 3  /* zstd's default: cc1plus's 1.5 MB profile 3.5x smaller,
-                          * binary-trees' 1.4 MB 20x, in ~10 ms */
+                          * binary-trees' 1.4 MB 20x */
+#define PF_PACK_THREAD_MIN (256u << 10) /* a larger profile is packed in two
+                                         * threads, each half of its records */
 
 enum {
     PF_PACKED = 0, /* the file was rewritten, compressed */

@@ -1,5 +1,5 @@
-/* pf_reader.c - entry points of the profile reader: load the file, check
- * the 16-byte header, walk the record framing and hand each payload to its
+/* pf_reader.c - entry points of the profile reader: load the file
+ * (pf_load.c), check the 16-byte header, walk the record framing and hand each payload to its
  * decoder (pf_read_*.c).
  *
  * Framing (docs/FORMAT.md):
@@ -16,18 +16,15 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include "common/ut_varint.h"
 #include "format/pf_check.h"
 #include "format/pf_le.h"
+#include "format/pf_load.h"
 #include "format/pf_read_int.h"
 #include "heapscope/profile.h"
 
@@ -219,82 +216,12 @@ int pf_reader_parse(const uint8_t *data, size_t len, pf_profile_t **out, char *e
     return PF_OK;
 }
 
-/* Read all of fd into a malloc'd buffer.  Returns 0 or an errno value. */
-static int pf_read_fd(int fd, uint8_t **buf, size_t *len)
-{
-    struct stat st;
-    size_t cap = 1 << 16, n = 0;
-    if (fstat(fd, &st) != 0)
-        return errno;
-    if (S_ISDIR(st.st_mode))
-        return EISDIR;
-    /* a device (/dev/zero, /dev/full) would be read forever: files and
-     * pipes only */
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
-        return ENODEV;
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX - 1)
-        cap = (size_t)st.st_size + 1;
-    uint8_t *b = malloc(cap);
-    if (!b)
-        return ENOMEM;
-    for (;;) {
-        if (n == cap) {
-            if (cap > SIZE_MAX / 2) {
-                free(b);
-                return EFBIG;
-            }
-            uint8_t *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                return ENOMEM;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, b + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            free(b);
-            return e;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
-int pf_reader_load(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz)
-{
-    *buf = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errsz)
-            snprintf(err, errsz, "cannot open the profile: %s", strerror(errno));
-        return PF_EIO;
-    }
-    int e = pf_read_fd(fd, buf, len);
-    close(fd);
-    if (e) {
-        if (errsz)
-            snprintf(err, errsz, "cannot read the profile: %s",
-                     e == ENODEV ? "a device, not a file or a pipe" : strerror(e));
-        return e == ENOMEM ? PF_ENOMEM : PF_EIO;
-    }
-    return PF_OK;
-}
-
 int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz)
 {
     *out = NULL;
     uint8_t *buf;
     size_t len;
-    int rc = pf_reader_load(path, &buf, &len, err, errsz);
+    int rc = pf_load_file(path, &buf, &len, err, errsz);
     if (rc)
         return rc;
     rc = pf_reader_parse(buf, len, out, err, errsz);

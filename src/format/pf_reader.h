@@ -189,11 +189,6 @@ int pf_reader_open(const char *path, pf_profile_t **out, char *err, size_t errsz
 int pf_reader_parse(const uint8_t *data, size_t len, pf_profile_t **out,
                     char *err, size_t errsz);
 
-/* The bytes of the file at `path` into a malloc'd *buf[*len] (for
- * pf_reader_parse, or pf_pack_file).  PF_OK, or PF_EIO / PF_ENOMEM with a
- * message in err[errsz]. */
-int pf_reader_load(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz);
-
 /* Free a profile from pf_reader_open/parse; NULL is allowed. */
 void pf_reader_free(pf_profile_t *p);
 

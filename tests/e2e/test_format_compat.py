@@ -9,7 +9,8 @@ are decoded here by hsformat (written from the document, not from the C
 reader) and rewritten as 2.0 (absolute nodes and stacks, XXH32 checks) and
 as 1.1 (FNV-1a checks): each must report hs_single's exact counts and the
 same text report.  A 1.x profile whose check does not match is cut there,
-as a 2.x one is."""
+as a 2.x one is.  A profile over 256 KiB is packed in two halves, each in
+a thread: its records come back in order, each the same bytes."""
 import os
 
 import hsformat
@@ -26,6 +27,12 @@ def kinds(data):
 def tail(text):
     """A text report but for its first line (the file's name)."""
     return text.split("\n", 1)[1]
+
+
+def stored_plain(data):
+    """(type, payload) of every record, compressed ones inflated."""
+    return [(k & ~hsformat.ZSTD, hsformat.inflate(pl) if k & hsformat.ZSTD else pl)
+            for k, pl in hsformat.records(data)]
 
 
 def main(t):
@@ -59,6 +66,21 @@ def main(t):
         test_single.check_counts(t, t.report(old))
         t.eq("%d.%d profile: the same text report" % (major, minor),
              report, tail(t.report_text(old)))
+
+    # 640 KiB: packed in two parts.  Records of a type the reader skips
+    # (0x7e), 8 KiB each, numbered, before END: back in order, the same
+    recs = hsformat.records(rdata)
+    filler = [(0x7e, (b"filler record %03d " % i) * 420) for i in range(80)]
+    big = rdata[:16] + b"".join(hsformat.frame(k, pl, 3) for k, pl in recs[:-1] + filler
+                                + recs[-1:])
+    bigpath = t.write("big.hsp", big)
+    t._exec([analyser, "--run-finish", bigpath, "0", "quiet"], None, None, b"", None, 60, 0)
+    bdata = open(bigpath, "rb").read()
+    t.true("640 KiB profile: compressed (%d bytes)" % len(bdata), 4 * len(bdata) < len(big))
+    t.eq("640 KiB profile: every record back, in order", hsformat.records(big),
+         stored_plain(bdata))
+    t.eq("640 KiB profile: the same text report, packed or not",
+         tail(t.report_text(t.write("big-plain.hsp", big))), tail(t.report_text(bigpath)))
 
     # 3,000 stacks: NODES records of thousands of deltas each, compressed,
     # read back as the 2.0 file of the same content
