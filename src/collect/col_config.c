@@ -232,12 +232,10 @@ void col_config_load(void)
 /* HEAPSCOPE_FAULT_SLOW_READS: a flush sleeps 20 us between two reads of
  * one site's counters (col_flush.c), and a heap sample after reading each
  * thread's counts (col_sample.c), as when they lose the CPU there. */
-void col_fault_slow_read(void)
+void col_fault_slow_read_now(void)
 {
-    if (UT_UNLIKELY(col_config.fault_slow_reads)) {
-        /* the system call itself: glibc's nanosleep is a cancellation
-         * point, and the flush may run on a program thread */
-        struct timespec ts = {0, 20000};
-        syscall(SYS_nanosleep, &ts, NULL);
-    }
+    /* the system call itself: glibc's nanosleep is a cancellation point,
+     * and the flush may run on a program thread */
+    struct timespec ts = {0, 20000};
+    syscall(SYS_nanosleep, &ts, NULL);
 }

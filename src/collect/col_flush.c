@@ -159,6 +159,14 @@ static col_count_t *leaf_of(col_thread_t *t, uint32_t l)
     return __atomic_load_n(&t->cnt[l], __ATOMIC_ACQUIRE);
 }
 
+/* How many counters ahead merge_thread asks for (1 KiB, 16 cache lines):
+ * a flush reads every thread's counters of every site, 33 MB for
+ * binary-trees' 65,536 sites on 16 threads, and waited on memory for 60%
+ * of that time.  Asking 32 ahead took its final flush from 16 to 10 ms of
+ * CPU (8 and 16 ahead: 15 and 12 ms; 64: as 32).  The last ones of a leaf
+ * ask for its cold part, in the same mapping; a prefetch maps no page. */
+#define MERGE_AHEAD 32
+
 /* Add thread t's counters of leaf l's sites, up to site last, to m
  * (indexed by the site's place in the leaf).  A counter whose peak_gen is
  * the current generation holds its share of the peak in peak_*; any other
@@ -175,6 +183,7 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
         if (site > last)
             return;
         col_count_t *e = &leaf[i];
+        __builtin_prefetch(e + MERGE_AHEAD);
         if (!__atomic_load_n(&e->allocs, __ATOMIC_RELAXED) &&
             !__atomic_load_n(&e->frees, __ATOMIC_RELAXED))
             continue;

@@ -72,8 +72,14 @@ typedef struct col_config {
 } col_config_t;
 
 extern col_config_t col_config;
-/* With HEAPSCOPE_FAULT_SLOW_READS: sleep 20 us (col_config.c). */
-void col_fault_slow_read(void);
+/* With HEAPSCOPE_FAULT_SLOW_READS: sleep 20 us (col_config.c); inline, so
+ * that the flush's reads of a million counters call nothing without it. */
+void col_fault_slow_read_now(void);
+UT_INLINE void col_fault_slow_read(void)
+{
+    if (UT_UNLIKELY(col_config.fault_slow_reads))
+        col_fault_slow_read_now();
+}
 void col_config_load(void);
 /* libheapscope*.so out of environ's LD_PRELOAD while the profile is sealed,
  * and back (col_config.c) */
