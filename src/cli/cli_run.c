@@ -2,7 +2,8 @@
  * preloaded, wait for it, compress its profile, print a short summary of it
  * to stderr and exit with the program's own status (128 + signal if it was
  * killed).  It runs in the launcher (launch.c), which links nothing but
- * libc: compressing and the summary are the analyser's (cli_run_finish).
+ * libc and libzstd: the summary is the analyser's (cli_run_finish), and
+ * compressing is cli_finish.c's, in either.
  *
  * The program keeps stdin, stdout and stderr.  SIGINT and SIGQUIT from the
  * terminal reach the program (same process group) while heapscope ignores
