@@ -76,9 +76,11 @@ int cli_links_jemalloc(const char *prog);
  * with "libjemalloc" (cli_allocext.c)? */
 int cli_preloads_jemalloc(const char *preload);
 
-/* The hidden analyser command the launcher's cli_run_finish execs:
- * `heapscope-analyse --run-finish PATH CODE summary|quiet [PID SINCE_NS
- * PATTERN]` (cli_run_end_t's fields). */
+/* The hidden analyser command the launcher's cli_run_finish execs for a
+ * run with a summary: `heapscope-analyse --run-finish PATH CODE
+ * summary|quiet [PID SINCE_NS PATTERN]` (cli_run_end_t's fields; the
+ * launcher compresses a quiet run's profiles itself, and tests call it
+ * with quiet). */
 #define CLI_RUN_FINISH_CMD "--run-finish"
 
 #endif

@@ -5,9 +5,9 @@
  *
  * Linked into both executables.  The launcher does it itself for a quiet
  * run (launch.c): exec'ing the analyser, to load its libraries, cost every
- * such run ~1.8 ms more (docs/BENCHMARKS.md, "What `heapscope run` does
- * after the program").  For a run with a summary the analyser does it,
- * then prints the summary (analyse_main.c). */
+ * such run ~1.2 ms more (docs/BENCHMARKS.md, "The end of a run").  For a
+ * run with a summary the analyser does it, then prints the summary
+ * (analyse_main.c). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -71,7 +71,7 @@ int cli_run_finish(const cli_run_end_t *end)
     snprintf(pid, sizeof pid, "%ld", end->pid);
     snprintf(since, sizeof since, "%llu", (unsigned long long)end->since_ns);
     char *argv[] = {"heapscope", CLI_RUN_FINISH_CMD, (char *)end->path, status,
-                    end->quiet ? "quiet" : "summary", pid, since, (char *)end->pattern, NULL};
+                    "summary", pid, since, (char *)end->pattern, NULL};
     exec_analyser(argv);
     fprintf(stderr, "heapscope: no summary; the profile is %s\n", end->path);
     return end->code;

@@ -11,8 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
