@@ -115,22 +115,46 @@ static int decode_who(const uint8_t *pl, size_t n, pf_load_who_t *who)
                : 0;
 }
 
+int pf_load_inflate(ZSTD_DCtx *d, const uint8_t *pl, size_t len, uint8_t **out,
+                    size_t *outlen, unsigned long long *size, const char **why)
+{
+    unsigned long long n = *size = ZSTD_getFrameContentSize(pl, len);
+    if (n == ZSTD_CONTENTSIZE_ERROR)
+        return PF_INFLATE_NOT_FRAME;
+    if (n == ZSTD_CONTENTSIZE_UNKNOWN)
+        return PF_INFLATE_NO_SIZE;
+    if (n > PF_MAX_INFLATED)
+        return PF_INFLATE_TOO_BIG;
+    uint8_t *b = malloc(n ? (size_t)n : 1);
+    if (!b)
+        return PF_INFLATE_NOMEM;
+    size_t got = ZSTD_decompressDCtx(d, b, (size_t)n, pl, len);
+    if (ZSTD_isError(got) || got != n) {
+        *why = ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than it states";
+        free(b);
+        return PF_INFLATE_BAD;
+    }
+    *out = b;
+    *outlen = (size_t)n;
+    return PF_INFLATED;
+}
+
 /* The stored INFO record (type, payload pl[n], already checked) into
  * *who, inflating it first if it is compressed. */
 static int stored_who(uint32_t type, const uint8_t *pl, size_t n, pf_load_who_t *who)
 {
     if (!(type & PF_REC_ZSTD))
         return decode_who(pl, n, who);
-    unsigned long long size = ZSTD_getFrameContentSize(pl, n);
-    if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
-        size > PF_MAX_INFLATED)
-        return -1;
-    uint8_t *raw = malloc(size ? (size_t)size : 1);
-    if (!raw)
-        return -1;
-    size_t got = ZSTD_decompress(raw, (size_t)size, pl, n);
-    int rc = ZSTD_isError(got) || got != size ? -1 : decode_who(raw, got, who);
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    uint8_t *raw = NULL;
+    size_t got;
+    unsigned long long size;
+    const char *why;
+    int rc = d && pf_load_inflate(d, pl, n, &raw, &got, &size, &why) == PF_INFLATED
+                 ? decode_who(raw, got, who)
+                 : -1;
     free(raw);
+    ZSTD_freeDCtx(d);
     return rc;
 }
 

@@ -10,11 +10,31 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zstd.h>
 
 /* The bytes of the file at `path` (a regular file or a pipe) into a
  * malloc'd *buf[*len].  PF_OK, or PF_EIO / PF_ENOMEM (pf_reader.h) with a
  * message in err[errsz]. */
 int pf_load_file(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz);
+
+/* Why a compressed record's payload did not inflate (pf_load_inflate). */
+enum pf_load_inflate_rc {
+    PF_INFLATED = 0,
+    PF_INFLATE_NOT_FRAME,  /* not a zstd frame */
+    PF_INFLATE_NO_SIZE,    /* the frame does not state its content size */
+    PF_INFLATE_TOO_BIG,    /* it states more than PF_MAX_INFLATED bytes */
+    PF_INFLATE_NOMEM,
+    PF_INFLATE_BAD,        /* the frame does not inflate to the size it states */
+};
+
+/* Inflate the zstd frame pl[len] of a compressed record (format 3.x,
+ * PF_REC_ZSTD) into a malloc'd *out[*outlen], with the context d.
+ * Returns PF_INFLATED, or why not (nothing to free then); *size is the
+ * content size the frame states, and *why zstd's reason for
+ * PF_INFLATE_BAD, for a message.  The reader and pf_load_who both inflate
+ * through it. */
+int pf_load_inflate(ZSTD_DCtx *d, const uint8_t *pl, size_t len, uint8_t **out,
+                    size_t *outlen, unsigned long long *size, const char **why);
 
 /* Who wrote a profile: the first fields of its INFO record. */
 typedef struct pf_load_who {

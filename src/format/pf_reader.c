@@ -94,30 +94,27 @@ static int pf_read_dispatch(pf_parse_t *ps, uint32_t type, const uint8_t *pl, si
 static int pf_read_inflate(pf_parse_t *ps, const uint8_t *pl, uint32_t len, uint8_t **out,
                            size_t *outlen)
 {
-    unsigned long long n = ZSTD_getFrameContentSize(pl, len);
-    if (n == ZSTD_CONTENTSIZE_ERROR)
-        return PF_CORRUPT(ps, "the compressed payload is not a zstd frame");
-    if (n == ZSTD_CONTENTSIZE_UNKNOWN)
-        return PF_CORRUPT(ps, "the compressed payload's zstd frame does not state its size");
-    if (n > PF_MAX_INFLATED)
-        return PF_CORRUPT(ps, "the compressed payload inflates to %llu bytes, above the limit of %u",
-                          n, PF_MAX_INFLATED);
-    if (!ps->zstd && !(ps->zstd = ZSTD_createDCtx()))
-        return PF_NOMEM(ps);
-    uint8_t *b = malloc(n ? (size_t)n : 1);
-    if (!b)
-        return PF_NOMEM(ps);
     /* one context for all the records: ZSTD_decompress makes and frees
      * one per call (as pf_pack.c found) */
-    size_t got = ZSTD_decompressDCtx(ps->zstd, b, (size_t)n, pl, len);
-    if (ZSTD_isError(got) || got != n) {
-        free(b);
-        return PF_CORRUPT(ps, "the compressed payload does not inflate: %s",
-                          ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than it states");
+    if (!ps->zstd && !(ps->zstd = ZSTD_createDCtx()))
+        return PF_NOMEM(ps);
+    unsigned long long n;
+    const char *why = "";
+    switch (pf_load_inflate(ps->zstd, pl, len, out, outlen, &n, &why)) {
+    case PF_INFLATED:
+        return PF_OK;
+    case PF_INFLATE_NOT_FRAME:
+        return PF_CORRUPT(ps, "the compressed payload is not a zstd frame");
+    case PF_INFLATE_NO_SIZE:
+        return PF_CORRUPT(ps, "the compressed payload's zstd frame does not state its size");
+    case PF_INFLATE_TOO_BIG:
+        return PF_CORRUPT(ps, "the compressed payload inflates to %llu bytes, above the limit of %u",
+                          n, PF_MAX_INFLATED);
+    case PF_INFLATE_NOMEM:
+        return PF_NOMEM(ps);
+    default:
+        return PF_CORRUPT(ps, "the compressed payload does not inflate: %s", why);
     }
-    *out = b;
-    *outlen = (size_t)n;
-    return PF_OK;
 }
 
 /* Walk the records after the header.  Returns PF_OK (also when the file
