@@ -98,7 +98,8 @@ check-sanitize: deps
 # in `make test`), the pipeline test at 4 times its size.
 check-tsan: build
 	cd $(BUILD_DIR) && TSAN_OPTIONS=halt_on_error=1 ./bin/tsan_collector && \
-	  TSAN_OPTIONS=halt_on_error=1 ./bin/tsan_pipeline 4
+	  TSAN_OPTIONS=halt_on_error=1 ./bin/tsan_pipeline 4 && \
+	  TSAN_OPTIONS=halt_on_error=1 ./bin/tsan_pipeline_narrow 4
 
 # DESTDIR=... is honoured by cmake --install (for packaging).
 install: build

@@ -222,6 +222,7 @@ void col_config_load(void)
     c->fault_backoff = env_long("HEAPSCOPE_FAULT_BACKOFF", 0, 0, 1) != 0;
     c->fault_writer_alloc = env_long("HEAPSCOPE_FAULT_WRITER_ALLOC", 0, 0, 1) != 0;
     c->fault_slow_reads = env_long("HEAPSCOPE_FAULT_SLOW_READS", 0, 0, 1) != 0;
+    c->fault_slow_carry = env_long("HEAPSCOPE_FAULT_SLOW_CARRY", 0, 0, 1) != 0;
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
     output_pattern(c, c->output_explicit ? o : PF_DEFAULT_OUTPUT);
@@ -231,7 +232,9 @@ void col_config_load(void)
 
 /* HEAPSCOPE_FAULT_SLOW_READS: a flush sleeps 20 us between two reads of
  * one site's counters (col_flush.c), and a heap sample after reading each
- * thread's counts (col_sample.c), as when they lose the CPU there. */
+ * thread's counts (col_sample.c), as when they lose the CPU there; and
+ * HEAPSCOPE_FAULT_SLOW_CARRY: a counter's owner between the two stores of
+ * a carry (col_record.c). */
 void col_fault_slow_read_now(void)
 {
     /* the system call itself: glibc's nanosleep is a cancellation point,

@@ -119,34 +119,84 @@ typedef struct counts {
     uint64_t allocs, bytes, frees, bytes_freed, temporary;
 } counts_t;
 
-/* One thread's counters of one site, read while that thread may change
- * them.  A block's allocation is counted before its free, and the frees
- * (and bytes freed) with release stores (UT_BUMP_RELEASE), so the frees
- * are read first: the allocations read after them include those of every
- * block whose free they include, on this thread or another.  Then the
- * frees are read again: if they did not change, the allocations read
- * between are this thread's at one moment (a thread that allocates and
- * frees one block at a time shows it live or not, never -1 or +2); a few
- * tries nearly always find one, and else the allocations may include
- * blocks allocated meanwhile.  The temporary allocations, counted after
- * the free, are read before the frees.  (Acquire loads throughout, so
- * that the reads happen in this order: plain loads on x86-64.) */
-static void read_counts(const col_count_t *e, const col_count_cold_t *c, int counted,
-                        uint64_t key, counts_t *r)
+/* One thread's (t's) counters of one site, read while that thread may
+ * change them.  A block's allocation is counted before its free, and the
+ * frees (and bytes freed) with release stores, so the frees are read
+ * first: the allocations read after them include those of every block
+ * whose free they include, on this thread or another.  Then the frees are
+ * read again: if they did not change, the allocations read between are
+ * this thread's at one moment (a thread that allocates and frees one
+ * block at a time shows it live or not, never -1 or +2); a few tries
+ * nearly always find one, and else the allocations may include blocks
+ * allocated meanwhile.  The temporary allocations, counted after the free,
+ * are read before the frees.  Once t's counters have filled (t->carried),
+ * the carries are read before and after the counters: the same both times,
+ * they are whole with the parities read between (col_count_whole).
+ * (Acquire loads throughout, so that the reads happen in this order: plain
+ * loads on x86-64.) */
+static void read_counts(const col_thread_t *t, const col_count_t *e, int counted, uint64_t key,
+                        counts_t *r)
 {
+    const col_count_carry_t *cp = col_count_carry((col_count_t *)e);
+    const col_count_bytes_t *bp = col_count_bytes((col_count_t *)e);
+    /* the carries only once t has carried: most threads never do, and a
+     * read first would map the zero page there (see UT_WRITE_FIRST), as
+     * it would in the bytes plane of a site that counts no bytes */
+    int carried = __atomic_load_n(&t->carried, __ATOMIC_ACQUIRE);
+    col_count_carry_t n = {0, 0, 0, 0};
+    uint32_t temporary, frees, allocs;
+    uint64_t bytes = 0, bytes_freed = 0;
     for (int tries = 1;; tries++) {
-        r->temporary = __atomic_load_n(&e->temporary, __ATOMIC_ACQUIRE);
-        r->frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
-        /* the cold part only where the owner writes it: a read first
-         * would map the zero page there (see UT_WRITE_FIRST) */
-        r->bytes_freed = counted ? __atomic_load_n(&c->bytes_freed, __ATOMIC_ACQUIRE)
-                                 : r->frees * key;
+        if (carried) {
+            n.allocs = __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE);
+            n.frees = __atomic_load_n(&cp->frees, __ATOMIC_ACQUIRE);
+            n.temporary = __atomic_load_n(&cp->temporary, __ATOMIC_ACQUIRE);
+        }
+        temporary = __atomic_load_n(&e->temporary, __ATOMIC_ACQUIRE);
+        frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
+        if (counted)
+            bytes_freed = __atomic_load_n(&bp->bytes_freed, __ATOMIC_ACQUIRE);
         col_fault_slow_read();
-        r->allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
-        r->bytes = counted ? __atomic_load_n(&c->bytes, __ATOMIC_ACQUIRE) : r->allocs * key;
+        allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
+        if (counted)
+            bytes = __atomic_load_n(&bp->bytes, __ATOMIC_ACQUIRE);
         col_fault_slow_read();
-        if (__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) == r->frees || tries == 4)
-            return;
+        int same = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) == frees;
+        if (!carried && __atomic_load_n(&t->carried, __ATOMIC_ACQUIRE)) {
+            carried = 1; /* a counter filled meanwhile (once only): again, with the carries */
+            continue;
+        }
+        if (carried)
+            same = same && __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) == n.allocs &&
+                   __atomic_load_n(&cp->frees, __ATOMIC_ACQUIRE) == n.frees &&
+                   __atomic_load_n(&cp->temporary, __ATOMIC_ACQUIRE) == n.temporary;
+        if (same || tries >= 4)
+            break;
+    }
+    if (UT_LIKELY(!carried)) { /* never filled: each is its low bits */
+        r->temporary = temporary;
+        r->frees = frees;
+        r->allocs = allocs;
+    } else {
+        r->temporary = col_count_whole(n.temporary, temporary, COL_TEMP_BITS);
+        r->frees = col_count_whole(n.frees, frees, COL_COUNT_BITS);
+        r->allocs = col_count_whole(n.allocs, allocs, COL_COUNT_BITS);
+    }
+    r->bytes_freed = counted ? bytes_freed : r->frees * key;
+    r->bytes = counted ? bytes : r->allocs * key;
+}
+
+/* t's allocations of the site of e alone, as read_counts reads them. */
+static uint64_t read_allocs(const col_thread_t *t, const col_count_t *e)
+{
+    const col_count_carry_t *cp = col_count_carry((col_count_t *)e);
+    for (int tries = 1;; tries++) {
+        int carried = __atomic_load_n(&t->carried, __ATOMIC_ACQUIRE);
+        uint32_t n = carried ? __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) : 0;
+        uint32_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
+        if (!carried ? !__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE)
+                     : __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) == n || tries >= 4)
+            return col_count_whole(n, allocs, COL_COUNT_BITS);
     }
 }
 
@@ -160,12 +210,13 @@ static col_count_t *leaf_of(col_thread_t *t, uint32_t l)
 }
 
 /* How many counters ahead merge_thread asks for (1 KiB, 16 cache lines):
- * a flush reads every thread's counters of every site, 33 MB for
+ * a flush reads every thread's counters of every site, 16 MB for
  * binary-trees' 65,536 sites on 16 threads, and waited on memory for 60%
- * of that time.  Asking 32 ahead took its final flush from 16 to 10 ms of
- * CPU (8 and 16 ahead: 15 and 12 ms; 64: as 32).  The last ones of a leaf
- * ask for its cold part, in the same mapping; a prefetch maps no page. */
-#define MERGE_AHEAD 32
+ * of that time before it asked ahead (then 32 counters of 32 bytes: its
+ * final flush went from 16 to 10 ms of CPU).  Counters of 16 bytes read
+ * the same at 32, 64 and 128 ahead.  The last ones of a leaf ask for its
+ * next plane, in the same mapping; a prefetch maps no page. */
+#define MERGE_AHEAD 64
 
 /* Add thread t's counters of leaf l's sites, up to site last, to m
  * (indexed by the site's place in the leaf).  A counter whose peak_gen is
@@ -184,20 +235,21 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
             return;
         col_count_t *e = &leaf[i];
         __builtin_prefetch(e + MERGE_AHEAD);
-        if (!__atomic_load_n(&e->allocs, __ATOMIC_RELAXED) &&
-            !__atomic_load_n(&e->frees, __ATOMIC_RELAXED))
+        if (!__atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE) &&
+            !__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) &&
+            !__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE)) /* else maybe filled, twice */
             continue;
-        col_count_cold_t *c = col_count_cold(e);
         uint64_t key = col_sites[site].key;
         int counted = col_site_counts_bytes(site, key);
         counts_t r;
-        read_counts(e, c, counted, key, &r);
+        read_counts(t, e, counted, key, &r);
         int64_t pk = (int64_t)(r.allocs - r.frees), pb = (int64_t)(r.bytes - r.bytes_freed);
         if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
             /* saved before the live values above changed */
-            int32_t hot = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
-            pk = hot != COL_PEAK_COLD ? hot : __atomic_load_n(&c->peak_blocks, __ATOMIC_RELAXED);
-            pb = counted ? __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED) : pk * (int64_t)key;
+            const col_count_peak_t *p = col_count_peak(e);
+            int16_t hot = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
+            pk = hot != COL_PEAK_COLD ? hot : __atomic_load_n(&p->blocks, __ATOMIC_RELAXED);
+            pb = counted ? __atomic_load_n(&p->bytes, __ATOMIC_RELAXED) : pk * (int64_t)key;
         }
         merged_t *d = &m[i];
         d->allocs += r.allocs;
@@ -230,10 +282,10 @@ static void recount_allocs(merged_t *m, uint32_t l, uint32_t used)
             col_count_t *leaf = leaf_of(t, l);
             if (!leaf)
                 continue;
-            uint64_t a = __atomic_load_n(&leaf[i].allocs, __ATOMIC_ACQUIRE);
+            uint64_t a = read_allocs(t, &leaf[i]);
             allocs += a;
             bytes += !a ? 0
-                     : counted ? __atomic_load_n(&col_count_cold(&leaf[i])->bytes, __ATOMIC_ACQUIRE)
+                     : counted ? __atomic_load_n(&col_count_bytes(&leaf[i])->bytes, __ATOMIC_ACQUIRE)
                                : a * key;
         }
         d->allocs = allocs;

@@ -69,6 +69,9 @@ typedef struct col_config {
                               and a heap sample between its reads of two
                               threads' counts, as one that loses the CPU
                               there does */
+    int fault_slow_carry;  /* HEAPSCOPE_FAULT_SLOW_CARRY (tests): a thread whose
+                              counter fills waits 20 us between the two
+                              stores of its carry (col_record_carry) */
 } col_config_t;
 
 extern col_config_t col_config;
@@ -219,25 +222,67 @@ uint64_t col_now_ns(void);      /* CLOCK_MONOTONIC */
 /* Counters of one allocation site (col_site.c: a stack and a size key), as
  * seen by one thread.  Frees of blocks allocated on other threads land in
  * the freeing thread's counters, so every field is a per-thread partial
- * sum; the writer adds them up.  What every event touches is 32 bytes;
- * the rest, touched only by sites whose bytes are counted
- * (col_site_counts_bytes) and by a peak share too big for 32 bits, lies in
- * the same leaf, COL_COUNT_LEAF entries further (col_count_cold). */
+ * sum; the writer adds them up.  What every event touches is these 16
+ * bytes (binary-trees' 65,536 sites on 16 threads: 16 MB of them, which
+ * the final flush reads).  The rest lies in the same leaf, in planes of 16
+ * bytes per site (col_count_bytes, _peak, _carry), touched only by the
+ * sites and threads that need them.
+ *
+ * allocs, frees and temporary are narrow: their low COL_COUNT_BITS (or
+ * COL_TEMP_BITS) bits count, the next bit is the parity of the number of
+ * times they filled.  When the low bits fill, the owner clears them and
+ * flips the parity in one store, and then adds one to the counter's carry
+ * (col_count_carry_t), so the whole count is carry x 2^bits + low bits,
+ * and a reader that sees the carry one behind the parity knows the owner
+ * is between the two stores (col_count_whole; col_record.c:
+ * col_record_carry). */
+#ifndef COL_COUNT_BITS
+#define COL_COUNT_BITS 31 /* allocs, frees: a carry every 2^31 events */
+#endif
+#ifndef COL_TEMP_BITS
+#define COL_TEMP_BITS 15  /* temporary: a carry every 32,768 */
+#endif
 typedef struct col_count {
-    uint64_t allocs, frees, temporary;
+    uint32_t allocs, frees;          /* low bits and parity (above) */
     uint32_t peak_gen;               /* col_heap.peak_gen when the peak share was saved */
-    int32_t peak_blocks;             /* live partial at that peak, or COL_PEAK_COLD */
+    uint16_t temporary;              /* low bits and parity (above) */
+    int16_t peak_blocks;             /* live partial at that peak, or COL_PEAK_COLD */
 } col_count_t;
+_Static_assert(sizeof(col_count_t) == 16, "four sites' counters per cache line");
 
-/* col_count_t.peak_blocks: the share is in the cold part's peak_* (the
- * site's bytes are counted, or the live partial does not fit 32 bits). */
-#define COL_PEAK_COLD INT32_MIN
+/* col_count_t.peak_blocks: the share is in the peak plane (the site's
+ * bytes are counted, or the live partial does not fit 16 bits). */
+#define COL_PEAK_COLD INT16_MIN
 
-typedef struct col_count_cold {
-    uint64_t bytes, bytes_freed;     /* counted sites only */
-    int64_t peak_blocks, peak_bytes; /* live partials at the last peak (COL_PEAK_COLD) */
-} col_count_cold_t;
+/* The low bits of a counter bits wide: all clear when the next one fills
+ * them, and the owner carries (col_record.c: col_record_carry). */
+#define COL_COUNT_LOW(bits) ((1u << (bits)) - 1)
 
+/* The planes of a leaf after its hot parts, 16 bytes per site each. */
+typedef struct col_count_bytes {
+    uint64_t bytes, bytes_freed;     /* counted sites only (col_site_counts_bytes) */
+} col_count_bytes_t;
+typedef struct col_count_peak {
+    int64_t blocks, bytes;           /* live partials at the last peak (COL_PEAK_COLD) */
+} col_count_peak_t;
+typedef struct col_count_carry {
+    uint32_t allocs, frees, temporary; /* how many times each filled */
+    uint32_t unused;
+} col_count_carry_t;
+_Static_assert(sizeof(col_count_bytes_t) == 16 && sizeof(col_count_peak_t) == 16 &&
+                   sizeof(col_count_carry_t) == 16,
+               "the planes are indexed as the hot parts are");
+
+/* The whole count of a counter whose low bits and parity are h (bits
+ * wide) and whose carry is n.  The owner's own n is whole; another thread
+ * may read the carry one behind the parity, while the owner is between
+ * its two stores, and then counts that carry in. */
+UT_INLINE uint64_t col_count_whole(uint32_t n, uint32_t h, unsigned bits)
+{
+    if ((n & 1) != ((h >> bits) & 1))
+        n++;
+    return ((uint64_t)n << bits) + (h & COL_COUNT_LOW(bits));
+}
 
 #define COL_NODE_MAX (1u << 26)       /* call-tree nodes (col_node.c) */
 
@@ -246,10 +291,21 @@ typedef struct col_count_cold {
 #define COL_COUNT_LEAF (1u << COL_COUNT_LEAF_BITS)
 #define COL_COUNT_LEAVES (COL_SITE_MAX >> COL_COUNT_LEAF_BITS)
 
-/* A leaf: COL_COUNT_LEAF hot parts, then as many cold parts. */
-UT_INLINE col_count_cold_t *col_count_cold(col_count_t *e)
+/* A leaf: COL_COUNT_LEAF hot parts, then a plane of as many bytes
+ * counters, one of peak shares and one of carries; e's entry in each lies
+ * COL_COUNT_LEAF entries after its entry in the one before. */
+#define COL_COUNT_PLANES 4
+UT_INLINE col_count_bytes_t *col_count_bytes(col_count_t *e)
 {
-    return (col_count_cold_t *)(e + COL_COUNT_LEAF);
+    return (col_count_bytes_t *)(e + COL_COUNT_LEAF);
+}
+UT_INLINE col_count_peak_t *col_count_peak(col_count_t *e)
+{
+    return (col_count_peak_t *)(e + 2 * COL_COUNT_LEAF);
+}
+UT_INLINE col_count_carry_t *col_count_carry(col_count_t *e)
+{
+    return (col_count_carry_t *)(e + 3 * COL_COUNT_LEAF);
 }
 
 /* A stack this thread allocated from lately, found again by the hook's
@@ -381,6 +437,7 @@ typedef struct col_thread {
     uint32_t memo_node;     /* stack of this thread's previous allocation */
     /* --- read by the writer --- */
     uint32_t cnt_leaves;    /* leaves [0, cnt_leaves) may be mapped; release */
+    uint32_t carried;       /* a counter of this state has filled (col_record_carry); release */
     uint64_t n_allocs, n_frees, n_unknown_frees, n_lost, n_shadow_overwrites;
     uint64_t n_untracked;   /* blocks the shadow could not mark live */
     uint64_t n_sc_ways;     /* allocations whose stack was in ways 1-7 of its set */

@@ -639,27 +639,64 @@ UT_COLD static void new_peak(int64_t h)
     }
 }
 
-/* Save the counters' live partials as their share of peak `gen`.  A site
- * of exact sizes keeps its block count in the hot part when it fits (its
- * bytes are that times the size key), so that a peak does not touch the
- * cold part of every such site; a counted site (counted) saves blocks and
- * bytes in the cold part, where its bytes are.  peak_gen is stored last,
- * with release, so the writer that sees the new generation also sees the
- * values (see col_flush.c). */
-UT_COLD void col_record_save_peak(col_count_t *e, uint32_t gen, int counted)
+/* Save t's counters e's live partials as their share of peak `gen`.  A
+ * site of exact sizes keeps its block count in the hot part when it fits
+ * (its bytes are that times the size key), so that a peak does not touch
+ * the peak plane of every such site; a counted site (counted) saves blocks
+ * and bytes in the peak plane.  peak_gen is stored last, with release, so
+ * the writer that sees the new generation also sees the values (see
+ * col_flush.c). */
+UT_COLD void col_record_save_peak(col_thread_t *t, col_count_t *e, uint32_t gen, int counted)
 {
-    int64_t blocks = (int64_t)(e->allocs - e->frees);
-    if (!counted && blocks > COL_PEAK_COLD && blocks <= INT32_MAX && !col_config.fault_peak_cold) {
-        __atomic_store_n(&e->peak_blocks, (int32_t)blocks, __ATOMIC_RELAXED);
+    int64_t blocks = (int64_t)(e->allocs & COL_COUNT_LOW(COL_COUNT_BITS)) -
+                     (int64_t)(e->frees & COL_COUNT_LOW(COL_COUNT_BITS));
+    if (t->carried) { /* the carry plane is written */
+        const col_count_carry_t *n = col_count_carry(e);
+        blocks = (int64_t)(col_count_whole(n->allocs, e->allocs, COL_COUNT_BITS) -
+                           col_count_whole(n->frees, e->frees, COL_COUNT_BITS));
+    }
+    if (!counted && blocks > COL_PEAK_COLD && blocks <= INT16_MAX && !col_config.fault_peak_cold) {
+        __atomic_store_n(&e->peak_blocks, (int16_t)blocks, __ATOMIC_RELAXED);
     } else {
-        col_count_cold_t *c = col_count_cold(e);
-        UT_WRITE_FIRST(c->peak_blocks);
-        __atomic_store_n(&c->peak_blocks, blocks, __ATOMIC_RELAXED);
-        __atomic_store_n(&c->peak_bytes, counted ? (int64_t)(c->bytes - c->bytes_freed) : 0,
+        col_count_peak_t *p = col_count_peak(e);
+        const col_count_bytes_t *b = col_count_bytes(e);
+        UT_WRITE_FIRST(p->blocks);
+        __atomic_store_n(&p->blocks, blocks, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->bytes, counted ? (int64_t)(b->bytes - b->bytes_freed) : 0,
                          __ATOMIC_RELAXED);
         __atomic_store_n(&e->peak_blocks, COL_PEAK_COLD, __ATOMIC_RELAXED);
     }
     __atomic_store_n(&e->peak_gen, gen, __ATOMIC_RELEASE);
+}
+
+/* The low bits of t's counter h (allocations or frees) filled: v has them
+ * clear and its parity flipped.  Stored before the carry grows, each with
+ * release; a reader that finds the carry one behind the parity counts it
+ * in (col_count_whole).  The state is marked first, so that a reader that
+ * saw it unmarked after reading a counter knows the counter had never
+ * filled. */
+UT_COLD void col_record_carry(col_thread_t *t, uint32_t *h, uint32_t *carry, uint32_t v)
+{
+    if (!t->carried)
+        __atomic_store_n(&t->carried, 1, __ATOMIC_RELEASE);
+    UT_WRITE_FIRST(*carry);
+    __atomic_store_n(h, v & (uint32_t)((2ull << COL_COUNT_BITS) - 1), __ATOMIC_RELEASE);
+    if (col_config.fault_slow_carry)
+        col_fault_slow_read_now();
+    __atomic_store_n(carry, *carry + 1, __ATOMIC_RELEASE);
+}
+
+/* The same for the temporary allocations of e (COL_TEMP_BITS). */
+UT_COLD void col_record_carry_temporary(col_thread_t *t, col_count_t *e, uint32_t v)
+{
+    uint32_t *carry = &col_count_carry(e)->temporary;
+    if (!t->carried)
+        __atomic_store_n(&t->carried, 1, __ATOMIC_RELEASE);
+    UT_WRITE_FIRST(*carry);
+    __atomic_store_n(&e->temporary, (uint16_t)(v & ((2u << COL_TEMP_BITS) - 1)), __ATOMIC_RELEASE);
+    if (col_config.fault_slow_carry)
+        col_fault_slow_read_now();
+    __atomic_store_n(carry, *carry + 1, __ATOMIC_RELEASE);
 }
 
 /* The byte counters of sizes above PF_EXACT_SIZE_MAX, in the cold part. */

@@ -37,7 +37,9 @@ void col_record_free_slow(col_thread_t *t, void *ptr);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
 int col_record_free_cold(void *ptr);
 int col_record_unknown_free(col_thread_t *t, const void *ptr);
-void col_record_save_peak(col_count_t *e, uint32_t gen, int counted);
+void col_record_save_peak(col_thread_t *t, col_count_t *e, uint32_t gen, int counted);
+void col_record_carry(col_thread_t *t, uint32_t *h, uint32_t *carry, uint32_t v);
+void col_record_carry_temporary(col_thread_t *t, col_count_t *e, uint32_t v);
 void col_record_untracked(col_thread_t *t);
 uint32_t col_record_big_tag(const void *ptr, size_t size); /* COL_TAG_*, or 0 on failure */
 uint64_t col_record_big_size(const void *ptr, uint32_t v);
@@ -46,14 +48,45 @@ void col_record_report(void); /* HEAPSCOPE_STATS, at exit */
 
 #define COL_TICK_EVENTS 4096
 
-/* Before changing counters (counted: of a site whose bytes are counted):
- * if a new peak was published since they last changed, their current live
- * partials are their share of that peak. */
-UT_INLINE void col_peak_check(col_count_t *e, int counted)
+/* Before changing t's counters e (counted: of a site whose bytes are
+ * counted): if a new peak was published since they last changed, their
+ * current live partials are their share of that peak. */
+UT_INLINE void col_peak_check(col_thread_t *t, col_count_t *e, int counted)
 {
     uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED);
     if (UT_UNLIKELY(e->peak_gen != gen))
-        col_record_save_peak(e, gen, counted);
+        col_record_save_peak(t, e, gen, counted);
+}
+
+/* ---- narrow counters (col_internal.h, col_count_t) ---- */
+
+/* Counting by the owner, t: the allocations and frees of e (the frees with
+ * release, for col_flush.c's read_counts) and its temporary allocations. */
+UT_INLINE void col_count_add_alloc(col_thread_t *t, col_count_t *e)
+{
+    uint32_t v = e->allocs + 1;
+    if (UT_UNLIKELY((v & COL_COUNT_LOW(COL_COUNT_BITS)) == 0))
+        col_record_carry(t, &e->allocs, &col_count_carry(e)->allocs, v);
+    else
+        __atomic_store_n(&e->allocs, v, __ATOMIC_RELAXED);
+}
+
+UT_INLINE void col_count_add_free(col_thread_t *t, col_count_t *e)
+{
+    uint32_t v = e->frees + 1;
+    if (UT_UNLIKELY((v & COL_COUNT_LOW(COL_COUNT_BITS)) == 0))
+        col_record_carry(t, &e->frees, &col_count_carry(e)->frees, v);
+    else
+        __atomic_store_n(&e->frees, v, __ATOMIC_RELEASE);
+}
+
+UT_INLINE void col_count_add_temporary(col_thread_t *t, col_count_t *e)
+{
+    uint32_t v = e->temporary + 1u;
+    if (UT_UNLIKELY((v & COL_COUNT_LOW(COL_TEMP_BITS)) == 0))
+        col_record_carry_temporary(t, e, v);
+    else
+        __atomic_store_n(&e->temporary, (uint16_t)v, __ATOMIC_RELAXED);
 }
 
 /* Every COL_TICK_EVENTS allocations of a thread: the writer's cold check
@@ -82,10 +115,10 @@ UT_INLINE void col_account_block(col_thread_t *t, void *ptr, size_t size, uint32
         col_record_untracked(t);
         return;
     }
-    col_peak_check(e, counted);
-    UT_BUMP(e->allocs, 1);
+    col_peak_check(t, e, counted);
+    col_count_add_alloc(t, e);
     if (UT_UNLIKELY(counted))
-        col_record_big_bytes(&col_count_cold(e)->bytes, size); /* else allocs x key */
+        col_record_big_bytes(&col_count_bytes(e)->bytes, size); /* else allocs x key */
     if (UT_UNLIKELY(col_shadow_exchange(leaf, i, (site << COL_TAG_BITS) | tag) != 0))
         UT_BUMP(t->n_shadow_overwrites, 1);
     t->last_alloc = ptr;
@@ -129,12 +162,12 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, ui
 {
     col_count_t *e = col_thread_count(t, v >> COL_TAG_BITS);
     if (UT_LIKELY(e != NULL)) {
-        col_peak_check(e, !col_tag_exact(v));
-        UT_BUMP_RELEASE(e->frees, 1);
+        col_peak_check(t, e, !col_tag_exact(v));
+        col_count_add_free(t, e);
         if (UT_UNLIKELY(!col_tag_exact(v)))
-            col_record_big_bytes(&col_count_cold(e)->bytes_freed, size);
+            col_record_big_bytes(&col_count_bytes(e)->bytes_freed, size);
         if (ptr == t->last_alloc) {
-            UT_BUMP(e->temporary, 1);
+            col_count_add_temporary(t, e);
             t->last_alloc = NULL;
         }
     } else {
@@ -231,8 +264,8 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
 }
 
 /* The common free, all or nothing: ptr (not NULL) is a live block of an
- * exact size whose counters t has, and no peak came since they last
- * changed.  Then the free is accounted and 1 returned, with no call made
+ * exact size whose counters t has, no peak came since they last
+ * changed, and none of them fills.  Then the free is accounted and 1 returned, with no call made
  * (so the free hook saves no registers); else nothing of t has changed,
  * col_tls_fast is left NULL and 0 returned: col_record_free_slow does it
  * all.  A balance at or below -slack (every free of a lone thread, whose
@@ -250,8 +283,15 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         return 0;
     uint32_t site = v >> COL_TAG_BITS;
     col_count_t *e = col_thread_count_mapped(t, site);
-    if (UT_UNLIKELY(e == NULL ||
-                    e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED)))
+    if (UT_UNLIKELY(e == NULL))
+        return 0;
+    /* neither of the counters below may fill here (col_record_carry is a
+     * call); their next values are loaded again for the stores, as keeping
+     * them would cost the hook registers to save */
+    int temp = ptr == t->last_alloc;
+    if (UT_UNLIKELY(e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED) ||
+                    ((e->frees + 1) & COL_COUNT_LOW(COL_COUNT_BITS)) == 0 ||
+                    (temp && ((e->temporary + 1u) & COL_COUNT_LOW(COL_TEMP_BITS)) == 0)))
         return 0;
     int64_t pending = t->pending - (int64_t)col_sites[site].key;
     if (pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)) {
@@ -259,9 +299,9 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         pending = 0;
     }
     __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);
-    UT_BUMP_RELEASE(e->frees, 1);
-    if (ptr == t->last_alloc) {
-        UT_BUMP(e->temporary, 1);
+    __atomic_store_n(&e->frees, e->frees + 1, __ATOMIC_RELEASE);
+    if (temp) {
+        __atomic_store_n(&e->temporary, (uint16_t)(e->temporary + 1u), __ATOMIC_RELAXED);
         t->last_alloc = NULL;
     }
     UT_BUMP_RELEASE(t->n_frees, 1);

@@ -281,7 +281,7 @@ void col_thread_unlock_shared(void)
 
 /* ---- counters by site -------------------------------------------------- */
 
-#define COL_LEAF_BYTES (COL_COUNT_LEAF * (sizeof(col_count_t) + sizeof(col_count_cold_t)))
+#define COL_LEAF_BYTES (COL_COUNT_LEAF * sizeof(col_count_t) * COL_COUNT_PLANES)
 #define COL_LEAF_MAP_MAX 64u /* leaves in one mapping (4 MB of address space) */
 
 /* A new leaf of counters for t: the next spare one of t's last mapping,

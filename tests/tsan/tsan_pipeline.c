@@ -29,6 +29,11 @@
  * allocations, bytes, frees and bytes freed must equal the model's, and
  * the totals must add up with no unknown free, lost or untracked event.
  *
+ * Built again as tsan_pipeline_narrow, with counters that fill every 16
+ * events (COL_COUNT_BITS, col_internal.h), each carry slowed down
+ * (HEAPSCOPE_FAULT_SLOW_CARRY) so that the writer reads counters in the
+ * middle of one.
+ *
  * Usage: tsan_pipeline [SCALE]  (default 1: 25 generations of 4 threads,
  * 3,000 operations each; `make check-tsan` runs SCALE 4).
  * TSan reports fail the test (tests/tsan/CMakeLists.txt sets TSAN_OPTIONS).
@@ -469,6 +474,9 @@ int main(int argc, char **argv)
     setenv("HEAPSCOPE_INTERVAL_MS", "10", 1);
     setenv("HEAPSCOPE_SAMPLE_MS", "1", 1);
     setenv("HEAPSCOPE_PEAK_SLACK", "4096", 1);
+#if COL_COUNT_BITS < 31 /* tsan_pipeline_narrow: readers meet carries half done */
+    setenv("HEAPSCOPE_FAULT_SLOW_CARRY", "1", 1);
+#endif
     col_config_load();
     col_real.malloc_usable_size = malloc_usable_size;
     col_real.pthread_create = pthread_create; /* the writer thread's */

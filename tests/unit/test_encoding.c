@@ -1,6 +1,7 @@
 /* test_encoding.c - unit tests of the profile's integer encoding
- * (ut_varint.h) and of the collector's size keys (col_size_key), against
- * values worked out by hand. */
+ * (ut_varint.h), of the collector's size keys (col_size_key) and of how
+ * its narrow counters read whole (col_count_whole), against values worked
+ * out by hand. */
 #include <stdio.h>
 #include <string.h>
 
@@ -80,9 +81,44 @@ static void test_size_key(void)
     CHECK(col_size_key(col_size_key_hi(294912) + 1) == 311296);
 }
 
+/* The low bits and parity of count c in a counter bits wide, and its carry
+ * n, as the owner leaves them between events. */
+static uint32_t narrow_low(uint64_t c, unsigned bits)
+{
+    return (uint32_t)((((c >> bits) & 1) << bits) | (c & COL_COUNT_LOW(bits)));
+}
+
+static void test_count_whole(void)
+{
+    const unsigned widths[] = {COL_COUNT_BITS, COL_TEMP_BITS, 4, 2};
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        unsigned bits = widths[w];
+        uint64_t fill = 1ull << bits;
+        const uint64_t counts[] = {0, 1, fill - 1, fill, fill + 1, 2 * fill - 1, 2 * fill,
+                                   2 * fill + 3, 7 * fill + 5, (uint64_t)UINT32_MAX * fill};
+        for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+            uint64_t c = counts[i];
+            /* settled: the carry holds every fill */
+            CHECK(col_count_whole((uint32_t)(c >> bits), narrow_low(c, bits), bits) == c);
+            /* the owner's last event filled the low bits: it has stored them
+             * clear with the parity flipped, and not yet the carry */
+            if (c >= fill && (c & (fill - 1)) == 0)
+                CHECK(col_count_whole((uint32_t)((c >> bits) - 1), narrow_low(c, bits), bits) == c);
+        }
+    }
+    /* by hand, 31 bits: 3 fills and 5 (parity 1), and the window of the
+     * fourth fill (parity 0, carry still 3) */
+    CHECK(col_count_whole(3, 0x80000005u, 31) == 3ull * 0x80000000u + 5);
+    CHECK(col_count_whole(3, 0, 31) == 4ull * 0x80000000u);
+    CHECK(col_count_whole(4, 0, 31) == 4ull * 0x80000000u);
+    /* 15 bits: a temporary count of 100,000 is 3 fills and 1,696 */
+    CHECK(col_count_whole(3, 0x8000u | 1696u, 15) == 100000);
+}
+
 int main(void)
 {
     test_varint();
     test_size_key();
+    test_count_whole();
     return unit_check_done("encoding");
 }
