@@ -194,8 +194,12 @@ static uint64_t read_allocs(const col_thread_t *t, const col_count_t *e)
         int carried = __atomic_load_n(&t->carried, __ATOMIC_ACQUIRE);
         uint32_t n = carried ? __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) : 0;
         uint32_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
-        if (!carried ? !__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE)
-                     : __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) == n || tries >= 4)
+        if (!carried) {
+            if (!__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE))
+                return allocs; /* never filled */
+            continue;          /* filled meanwhile: again, with the carry */
+        }
+        if (__atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) == n || tries >= 4)
             return col_count_whole(n, allocs, COL_COUNT_BITS);
     }
 }

@@ -54,8 +54,8 @@ typedef struct col_config {
     long fault_sites;      /* HEAPSCOPE_FAULT_SITES (tests): the same for the
                               sites, COL_SITE_LOST included */
     int fault_peak_cold;   /* HEAPSCOPE_FAULT_PEAK_COLD (tests): every peak
-                              share is saved in the counters' cold part, as
-                              one beyond 32 bits is */
+                              share is saved in the counters' peak plane, as
+                              one beyond 16 bits is */
     int fault_count_maps;  /* HEAPSCOPE_FAULT_COUNT_MAPS (tests): a mapping of
                               more than one counter leaf fails, as under a
                               tight RLIMIT_AS (col_thread.c) */
@@ -941,7 +941,7 @@ UT_INLINE uint32_t col_site_get(uint32_t node, uint64_t key)
     return UT_LIKELY(id != 0) ? id : col_site_add(node, key, since);
 }
 /* Are the bytes of a block of `size` from `site` counted (the counters'
- * cold part), rather than known from the site's size key? */
+ * bytes plane), rather than known from the site's size key? */
 UT_INLINE int col_site_counts_bytes(uint32_t site, uint64_t size)
 {
     return size > PF_EXACT_SIZE_MAX || site == COL_SITE_LOST;

@@ -699,7 +699,7 @@ UT_COLD void col_record_carry_temporary(col_thread_t *t, col_count_t *e, uint32_
     __atomic_store_n(carry, *carry + 1, __ATOMIC_RELEASE);
 }
 
-/* The byte counters of sizes above PF_EXACT_SIZE_MAX, in the cold part. */
+/* The byte counters of sizes above PF_EXACT_SIZE_MAX, in the bytes plane. */
 UT_NOINLINE void col_record_big_bytes(uint64_t *counter, uint64_t size)
 {
     UT_WRITE_FIRST(*counter);

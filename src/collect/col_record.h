@@ -264,13 +264,13 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
 }
 
 /* The common free, all or nothing: ptr (not NULL) is a live block of an
- * exact size whose counters t has, no peak came since they last
- * changed, and none of them fills.  Then the free is accounted and 1 returned, with no call made
- * (so the free hook saves no registers); else nothing of t has changed,
- * col_tls_fast is left NULL and 0 returned: col_record_free_slow does it
- * all.  A balance at or below -slack (every free of a lone thread, whose
- * slack is 0) is published here: a free lowers the heap, so it cannot
- * make a new peak. */
+ * exact size whose counters t has, no peak came since they last changed,
+ * and none of them fills.  Then the free is accounted and 1 returned, with
+ * no call made (so the free hook saves no registers); else nothing of t
+ * has changed, col_tls_fast is left NULL and 0 returned:
+ * col_record_free_slow does it all.  A balance at or below -slack (every
+ * free of a lone thread, whose slack is 0) is published here: a free
+ * lowers the heap, so it cannot make a new peak. */
 UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
 {
     col_tls_fast = NULL; /* before t's fields are read: see alloc */

@@ -65,8 +65,8 @@ def main(t):
     text = t.report_text(r.out)
     t.true("text report mentions alloc_site_b", "alloc_site_b" in text, text[:2000])
 
-    # every peak share saved in the counters' cold part, as one too big
-    # for the hot part's 32 bits would be: the same numbers
+    # every peak share saved in the counters' peak plane, as one too big
+    # for the hot part's 16 bits would be: the same numbers
     p = t.report(t.run("hs_single", out="single-cold.hsp",
                        env={"HEAPSCOPE_FAULT_PEAK_COLD": "1"}).out)
     check_counts(t, p)
