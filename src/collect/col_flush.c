@@ -186,22 +186,13 @@ static void read_counts(const col_thread_t *t, const col_count_t *e, int counted
     r->bytes = counted ? bytes : r->allocs * key;
 }
 
-/* t's allocations of the site of e alone, as read_counts reads them. */
-static uint64_t read_allocs(const col_thread_t *t, const col_count_t *e)
+/* Has t never counted anything at e?  (A thread that has carried may
+ * have filled a count there back to zero low bits.) */
+static int counts_empty(const col_thread_t *t, const col_count_t *e)
 {
-    const col_count_carry_t *cp = col_count_carry((col_count_t *)e);
-    for (int tries = 1;; tries++) {
-        int carried = __atomic_load_n(&t->carried, __ATOMIC_ACQUIRE);
-        uint32_t n = carried ? __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) : 0;
-        uint32_t allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
-        if (!carried) {
-            if (!__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE))
-                return allocs; /* never filled */
-            continue;          /* filled meanwhile: again, with the carry */
-        }
-        if (__atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE) == n || tries >= 4)
-            return col_count_whole(n, allocs, COL_COUNT_BITS);
-    }
+    return !__atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE) &&
+           !__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) &&
+           !__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE);
 }
 
 /* Thread t's counter leaf l, as another thread reads it: NULL if t has
@@ -239,9 +230,7 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
             return;
         col_count_t *e = &leaf[i];
         __builtin_prefetch(e + MERGE_AHEAD);
-        if (!__atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE) &&
-            !__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) &&
-            !__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE)) /* else maybe filled, twice */
+        if (counts_empty(t, e))
             continue;
         uint64_t key = col_sites[site].key;
         int counted = col_site_counts_bytes(site, key);
@@ -284,13 +273,12 @@ static void recount_allocs(merged_t *m, uint32_t l, uint32_t used)
         uint64_t allocs = 0, bytes = 0;
         for (col_thread_t *t = col_thread_all(); t; t = t->next) {
             col_count_t *leaf = leaf_of(t, l);
-            if (!leaf)
+            if (!leaf || counts_empty(t, &leaf[i]))
                 continue;
-            uint64_t a = read_allocs(t, &leaf[i]);
-            allocs += a;
-            bytes += !a ? 0
-                     : counted ? __atomic_load_n(&col_count_bytes(&leaf[i])->bytes, __ATOMIC_ACQUIRE)
-                               : a * key;
+            counts_t r;
+            read_counts(t, &leaf[i], counted, key, &r);
+            allocs += r.allocs;
+            bytes += r.bytes;
         }
         d->allocs = allocs;
         d->bytes = bytes;

@@ -255,8 +255,10 @@ _Static_assert(sizeof(col_count_t) == 16, "four sites' counters per cache line")
 #define COL_PEAK_COLD INT16_MIN
 
 /* The low bits of a counter bits wide: all clear when the next one fills
- * them, and the owner carries (col_record.c: col_record_carry). */
+ * them, and the owner carries (col_record.c: col_record_carry); and those
+ * bits with the parity above them, all a counter holds. */
 #define COL_COUNT_LOW(bits) ((1u << (bits)) - 1)
+#define COL_COUNT_HELD(bits) ((uint32_t)((2ull << (bits)) - 1))
 
 /* The planes of a leaf after its hot parts, 16 bytes per site each. */
 typedef struct col_count_bytes {

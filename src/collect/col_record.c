@@ -648,13 +648,11 @@ UT_COLD static void new_peak(int64_t h)
  * col_flush.c). */
 UT_COLD void col_record_save_peak(col_thread_t *t, col_count_t *e, uint32_t gen, int counted)
 {
-    int64_t blocks = (int64_t)(e->allocs & COL_COUNT_LOW(COL_COUNT_BITS)) -
-                     (int64_t)(e->frees & COL_COUNT_LOW(COL_COUNT_BITS));
-    if (t->carried) { /* the carry plane is written */
-        const col_count_carry_t *n = col_count_carry(e);
-        blocks = (int64_t)(col_count_whole(n->allocs, e->allocs, COL_COUNT_BITS) -
-                           col_count_whole(n->frees, e->frees, COL_COUNT_BITS));
-    }
+    /* the carry plane only once t has carried (else it may be unwritten) */
+    static const col_count_carry_t none;
+    const col_count_carry_t *n = t->carried ? col_count_carry(e) : &none;
+    int64_t blocks = (int64_t)(col_count_whole(n->allocs, e->allocs, COL_COUNT_BITS) -
+                               col_count_whole(n->frees, e->frees, COL_COUNT_BITS));
     if (!counted && blocks > COL_PEAK_COLD && blocks <= INT16_MAX && !col_config.fault_peak_cold) {
         __atomic_store_n(&e->peak_blocks, (int16_t)blocks, __ATOMIC_RELAXED);
     } else {
@@ -669,34 +667,42 @@ UT_COLD void col_record_save_peak(col_thread_t *t, col_count_t *e, uint32_t gen,
     __atomic_store_n(&e->peak_gen, gen, __ATOMIC_RELEASE);
 }
 
-/* The low bits of t's counter h (allocations or frees) filled: v has them
- * clear and its parity flipped.  Stored before the carry grows, each with
- * release; a reader that finds the carry one behind the parity counts it
- * in (col_count_whole).  The state is marked first, so that a reader that
- * saw it unmarked after reading a counter knows the counter had never
- * filled. */
-UT_COLD void col_record_carry(col_thread_t *t, uint32_t *h, uint32_t *carry, uint32_t v)
+/* A carry of t, to *carry, is about to begin: the state is marked first,
+ * so that a reader that saw it unmarked after reading a counter knows the
+ * counter had never filled. */
+static void carry_begin(col_thread_t *t, uint32_t *carry)
 {
     if (!t->carried)
         __atomic_store_n(&t->carried, 1, __ATOMIC_RELEASE);
     UT_WRITE_FIRST(*carry);
-    __atomic_store_n(h, v & (uint32_t)((2ull << COL_COUNT_BITS) - 1), __ATOMIC_RELEASE);
+}
+
+/* ... and ends, once the counter holds its low bits clear and its parity
+ * flipped: a reader that finds the carry one behind the parity counts it
+ * in (col_count_whole). */
+static void carry_end(uint32_t *carry)
+{
     if (col_config.fault_slow_carry)
         col_fault_slow_read_now();
     __atomic_store_n(carry, *carry + 1, __ATOMIC_RELEASE);
+}
+
+/* The low bits of t's counter h (allocations or frees) filled: v has them
+ * clear and its parity flipped. */
+UT_COLD void col_record_carry(col_thread_t *t, uint32_t *h, uint32_t *carry, uint32_t v)
+{
+    carry_begin(t, carry);
+    __atomic_store_n(h, v & COL_COUNT_HELD(COL_COUNT_BITS), __ATOMIC_RELEASE);
+    carry_end(carry);
 }
 
 /* The same for the temporary allocations of e (COL_TEMP_BITS). */
 UT_COLD void col_record_carry_temporary(col_thread_t *t, col_count_t *e, uint32_t v)
 {
     uint32_t *carry = &col_count_carry(e)->temporary;
-    if (!t->carried)
-        __atomic_store_n(&t->carried, 1, __ATOMIC_RELEASE);
-    UT_WRITE_FIRST(*carry);
-    __atomic_store_n(&e->temporary, (uint16_t)(v & ((2u << COL_TEMP_BITS) - 1)), __ATOMIC_RELEASE);
-    if (col_config.fault_slow_carry)
-        col_fault_slow_read_now();
-    __atomic_store_n(carry, *carry + 1, __ATOMIC_RELEASE);
+    carry_begin(t, carry);
+    __atomic_store_n(&e->temporary, (uint16_t)(v & COL_COUNT_HELD(COL_TEMP_BITS)), __ATOMIC_RELEASE);
+    carry_end(carry);
 }
 
 /* The byte counters of sizes above PF_EXACT_SIZE_MAX, in the bytes plane. */

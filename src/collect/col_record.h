@@ -283,13 +283,12 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         return 0;
     uint32_t site = v >> COL_TAG_BITS;
     col_count_t *e = col_thread_count_mapped(t, site);
-    if (UT_UNLIKELY(e == NULL))
-        return 0;
     /* neither of the counters below may fill here (col_record_carry is a
      * call); their next values are loaded again for the stores, as keeping
      * them would cost the hook registers to save */
     int temp = ptr == t->last_alloc;
-    if (UT_UNLIKELY(e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED) ||
+    if (UT_UNLIKELY(e == NULL ||
+                    e->peak_gen != __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED) ||
                     ((e->frees + 1) & COL_COUNT_LOW(COL_COUNT_BITS)) == 0 ||
                     (temp && ((e->temporary + 1u) & COL_COUNT_LOW(COL_TEMP_BITS)) == 0)))
         return 0;
