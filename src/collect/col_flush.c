@@ -110,6 +110,12 @@ typedef struct merged {
  * is all the table it needs, however many sites there are. */
 static merged_t merged[COL_COUNT_LEAF];
 
+/* Which of the leaf's sites count bytes (col_site_counts_bytes), found
+ * once per leaf: the other sites' bytes are their counts times their size
+ * key, multiplied once the threads are summed (leaf_bytes), so that the
+ * merge of each thread reads neither col_sites nor multiplies. */
+static uint8_t leaf_counted[COL_COUNT_LEAF];
+
 typedef struct totals {
     uint64_t allocs, frees, bytes, bytes_freed, temporary;
     uint64_t unknown_frees, lost, overwrites, events, untracked;
@@ -133,9 +139,11 @@ typedef struct counts {
  * the carries are read before and after the counters: the same both times,
  * they are whole with the parities read between (col_count_whole).
  * (Acquire loads throughout, so that the reads happen in this order: plain
- * loads on x86-64.) */
-static void read_counts(const col_thread_t *t, const col_count_t *e, int counted, uint64_t key,
-                        counts_t *r)
+ * loads on x86-64.)  Always inline: with two callers GCC kept it out of
+ * line, and as a call in merge_thread's loop it cost binary-trees' final
+ * flush at 16 threads 5-6 ms more CPU (docs/BENCHMARKS.md). */
+UT_INLINE void read_counts(const col_thread_t *t, const col_count_t *e, int counted,
+                           uint64_t key, counts_t *r)
 {
     const col_count_carry_t *cp = col_count_carry((col_count_t *)e);
     const col_count_bytes_t *bp = col_count_bytes((col_count_t *)e);
@@ -214,11 +222,12 @@ static col_count_t *leaf_of(col_thread_t *t, uint32_t l)
 #define MERGE_AHEAD 64
 
 /* Add thread t's counters of leaf l's sites, up to site last, to m
- * (indexed by the site's place in the leaf).  A counter whose peak_gen is
- * the current generation holds its share of the peak in peak_*; any other
- * has not changed since the peak, so its live partials are that share.
- * The generation is read after the live values (the owner saves peak_*
- * and then publishes peak_gen before it changes the live values). */
+ * (indexed by the site's place in the leaf): the bytes only of the sites
+ * that count them (leaf_counted).  A counter whose peak_gen is the
+ * current generation holds its share of the peak in peak_*; any other has
+ * not changed since the peak, so its live partials are that share.  The
+ * generation is read after the live values (the owner saves peak_* and
+ * then publishes peak_gen before it changes the live values). */
 static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, col_thread_t *t)
 {
     col_count_t *leaf = leaf_of(t, l);
@@ -232,17 +241,16 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
         __builtin_prefetch(e + MERGE_AHEAD);
         if (counts_empty(t, e))
             continue;
-        uint64_t key = col_sites[site].key;
-        int counted = col_site_counts_bytes(site, key);
+        int counted = leaf_counted[i];
         counts_t r;
-        read_counts(t, e, counted, key, &r);
+        read_counts(t, e, counted, 0, &r); /* (no bytes of an uncounted site) */
         int64_t pk = (int64_t)(r.allocs - r.frees), pb = (int64_t)(r.bytes - r.bytes_freed);
         if (__atomic_load_n(&e->peak_gen, __ATOMIC_ACQUIRE) == gen) {
             /* saved before the live values above changed */
             const col_count_peak_t *p = col_count_peak(e);
             int16_t hot = __atomic_load_n(&e->peak_blocks, __ATOMIC_RELAXED);
             pk = hot != COL_PEAK_COLD ? hot : __atomic_load_n(&p->blocks, __ATOMIC_RELAXED);
-            pb = counted ? __atomic_load_n(&p->bytes, __ATOMIC_RELAXED) : pk * (int64_t)key;
+            pb = counted ? __atomic_load_n(&p->bytes, __ATOMIC_RELAXED) : 0;
         }
         merged_t *d = &m[i];
         d->allocs += r.allocs;
@@ -252,6 +260,30 @@ static void merge_thread(merged_t *m, uint32_t l, uint32_t last, uint32_t gen, c
         d->temporary += r.temporary;
         d->peak_blocks += pk;
         d->peak_bytes += pb;
+    }
+}
+
+/* Which of leaf l's first `used` sites count bytes, into leaf_counted. */
+static void leaf_find_counted(uint32_t l, uint32_t used)
+{
+    for (uint32_t i = 0; i < used; i++) {
+        uint32_t site = (l << COL_COUNT_LEAF_BITS) | i;
+        leaf_counted[i] = (uint8_t)col_site_counts_bytes(site, col_sites[site].key);
+    }
+}
+
+/* The bytes of leaf l's sites that do not count them, once every thread
+ * is merged: their counts times the site's size key. */
+static void leaf_bytes(merged_t *m, uint32_t l, uint32_t used)
+{
+    for (uint32_t i = 0; i < used; i++) {
+        if (leaf_counted[i])
+            continue;
+        uint64_t key = col_sites[(l << COL_COUNT_LEAF_BITS) | i].key;
+        merged_t *d = &m[i];
+        d->bytes = d->allocs * key;
+        d->bytes_freed = d->frees * key;
+        d->peak_bytes = d->peak_blocks * (int64_t)key;
     }
 }
 
@@ -462,8 +494,10 @@ static void write_counters(pf_out_t *o, pf_buf_t *b, uint32_t last, uint64_t now
         if (used > COL_COUNT_LEAF)
             used = COL_COUNT_LEAF;
         memset(merged, 0, used * sizeof merged[0]);
+        leaf_find_counted(l, used);
         for (col_thread_t *t = col_thread_all(); t; t = t->next)
             merge_thread(merged, l, last, gen, t);
+        leaf_bytes(merged, l, used);
         recount_allocs(merged, l, used);
         uint32_t first = l ? 0 : 1, n = 0; /* site 0 is no site */
         for (uint32_t i = first; i < used; i++)
