@@ -139,11 +139,27 @@ static uint64_t ms_after(uint64_t from, unsigned ms)
  * worker at terminate(), a server at shutdown, a hung program), so its
  * profile is then complete, and a process killed before its first
  * interval (500 ms by default) still leaves one.  At most one such flush
- * per QUIET_GAP_MIN_MS, and never more often than QUIET_GAP_FACTOR times
+ * per QUIET_GAP_MIN_MS, and never more often than FLUSH_GAP_FACTOR times
  * the last flush took, so that a program that pauses often keeps the
  * writer's share of a core small. */
 #define QUIET_GAP_MIN_MS 100
-#define QUIET_GAP_FACTOR 20
+
+/* A flush reads every thread's counters of every site and writes the
+ * whole call tree: binary-trees' 65,536 sites on 16 threads take ~15 ms,
+ * and a program ten times that size would keep the writer busy a third of
+ * the time at the default interval of 500 ms.  So the next periodic or
+ * quiet flush comes no sooner than FLUSH_GAP_FACTOR times the last one
+ * took: the writer's flushes stay under 5% of a core, whatever the
+ * program's size or HEAPSCOPE_INTERVAL_MS. */
+#define FLUSH_GAP_FACTOR 20
+
+/* When the flush after one that began at `now` and took `took` ns may
+ * come: ms after it, and at least FLUSH_GAP_FACTOR times `took`. */
+static uint64_t flush_gap(uint64_t now, unsigned ms, uint64_t took)
+{
+    uint64_t at = ms_after(now, ms);
+    return at < now + FLUSH_GAP_FACTOR * took ? now + FLUSH_GAP_FACTOR * took : at;
+}
 
 /* After a flush: the writer allocates nothing, but should a call of the
  * malloc family have come from it while it was kept out of glibc's view
@@ -194,10 +210,8 @@ static void *writer_main(void *arg)
             writer_allocs_check();
             uint64_t took = col_now_ns() - now;
             flushed_events = events;
-            next_flush = ms_after(now, col_config.interval_ms);
-            quiet_from = ms_after(now, QUIET_GAP_MIN_MS);
-            if (quiet_from < now + QUIET_GAP_FACTOR * took)
-                quiet_from = now + QUIET_GAP_FACTOR * took;
+            next_flush = flush_gap(now, col_config.interval_ms, took);
+            quiet_from = flush_gap(now, QUIET_GAP_MIN_MS, took);
         }
         col_writer_unlock();
     }
@@ -314,7 +328,7 @@ static void writer_inline(void)
             }
             if (now >= inline_flush_at) {
                 col_flush(COL_FLUSH_PERIODIC);
-                inline_flush_at = ms_after(now, col_config.interval_ms);
+                inline_flush_at = flush_gap(now, col_config.interval_ms, col_now_ns() - now);
             }
         }
         col_writer_unlock();
