@@ -154,6 +154,22 @@ UT_INLINE void read_counts(const col_thread_t *t, const col_count_t *e, int coun
     col_count_carry_t n = {0, 0, 0, 0};
     uint32_t temporary, frees, allocs;
     uint64_t bytes = 0, bytes_freed = 0;
+    if (!carried && !counted && !col_config.fault_slow_reads) {
+        /* the common case, the same reads with no carry and no bytes: once
+         * through, without the loop's state */
+        temporary = __atomic_load_n(&e->temporary, __ATOMIC_ACQUIRE);
+        frees = __atomic_load_n(&e->frees, __ATOMIC_ACQUIRE);
+        allocs = __atomic_load_n(&e->allocs, __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&e->frees, __ATOMIC_ACQUIRE) == frees &&
+            !__atomic_load_n(&t->carried, __ATOMIC_ACQUIRE)) {
+            r->temporary = temporary;
+            r->frees = frees;
+            r->allocs = allocs;
+            r->bytes_freed = frees * key;
+            r->bytes = allocs * key;
+            return;
+        }
+    }
     for (int tries = 1;; tries++) {
         if (carried) {
             n.allocs = __atomic_load_n(&cp->allocs, __ATOMIC_ACQUIRE);
