@@ -52,7 +52,7 @@ static void run_usage(FILE *out)
             "  --unwind MODE         dwarf (default), fp (frame pointers) or libunwind\n"
             "  --depth N             keep at most N frames per stack (default 64)\n"
             "  --interval MS         write the profile every MS ms (default 500), and\n"
-            "                        no sooner than 20 times the last write took\n"
+            "                        no sooner than 20 times the last write's CPU time\n"
             "  --sample MS           heap/RSS timeline period (default 10)\n"
             "  --signal SIG          also write the profile when SIG (e.g. USR2) arrives\n"
             "  --peak-slack BYTES    per-thread slack of the peak counter (default 16384)\n"

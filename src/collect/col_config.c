@@ -223,6 +223,8 @@ void col_config_load(void)
     c->fault_writer_alloc = env_long("HEAPSCOPE_FAULT_WRITER_ALLOC", 0, 0, 1) != 0;
     c->fault_slow_reads = env_long("HEAPSCOPE_FAULT_SLOW_READS", 0, 0, 1) != 0;
     c->fault_slow_carry = env_long("HEAPSCOPE_FAULT_SLOW_CARRY", 0, 0, 1) != 0;
+    c->fault_flush_cpu = env_long("HEAPSCOPE_FAULT_FLUSH_CPU_MS", 0, 0, 10000);
+    c->fault_flush_sleep = env_long("HEAPSCOPE_FAULT_FLUSH_SLEEP_MS", 0, 0, 10000);
     const char *o = getenv("HEAPSCOPE_OUTPUT");
     c->output_explicit = o && *o;
     output_pattern(c, c->output_explicit ? o : PF_DEFAULT_OUTPUT);

@@ -72,6 +72,13 @@ typedef struct col_config {
     int fault_slow_carry;  /* HEAPSCOPE_FAULT_SLOW_CARRY (tests): a thread whose
                               counter fills waits 20 us between the two
                               stores of its carry (col_record_carry) */
+    long fault_flush_cpu;  /* HEAPSCOPE_FAULT_FLUSH_CPU_MS (tests): a periodic
+                              flush spends this many ms of CPU more, as
+                              that of a program of many sites and threads
+                              does (col_writer.c) */
+    long fault_flush_sleep; /* HEAPSCOPE_FAULT_FLUSH_SLEEP_MS (tests): ... and
+                              sleeps this many ms, as one held up without
+                              working does */
 } col_config_t;
 
 extern col_config_t col_config;

@@ -140,25 +140,61 @@ static uint64_t ms_after(uint64_t from, unsigned ms)
  * profile is then complete, and a process killed before its first
  * interval (500 ms by default) still leaves one.  At most one such flush
  * per QUIET_GAP_MIN_MS, and never more often than FLUSH_GAP_FACTOR times
- * the last flush took, so that a program that pauses often keeps the
- * writer's share of a core small. */
+ * the CPU time the last flush took, so that a program that pauses often
+ * keeps the writer's share of a core small. */
 #define QUIET_GAP_MIN_MS 100
 
 /* A flush reads every thread's counters of every site and writes the
  * whole call tree: binary-trees' 65,536 sites on 16 threads take ~15 ms,
  * and a program ten times that size would keep the writer busy a third of
  * the time at the default interval of 500 ms.  So the next periodic or
- * quiet flush comes no sooner than FLUSH_GAP_FACTOR times the last one
- * took: the writer's flushes stay under 5% of a core, whatever the
- * program's size or HEAPSCOPE_INTERVAL_MS. */
+ * quiet flush comes no sooner than FLUSH_GAP_FACTOR times the CPU time the
+ * last one took: the writer's flushes stay under 5% of a core, whatever
+ * the program's size or HEAPSCOPE_INTERVAL_MS.  CPU time, not wall time,
+ * so that a flush the system held up (a stopped process, a slow disk)
+ * does not hold the next one back twenty times as long. */
 #define FLUSH_GAP_FACTOR 20
 
-/* When the flush after one that began at `now` and took `took` ns may
- * come: ms after it, and at least FLUSH_GAP_FACTOR times `took`. */
-static uint64_t flush_gap(uint64_t now, unsigned ms, uint64_t took)
+/* When the flush after one that began at `now` and took `cpu` ns of CPU
+ * may come: ms after it, and at least FLUSH_GAP_FACTOR times `cpu`. */
+static uint64_t flush_gap(uint64_t now, unsigned ms, uint64_t cpu)
 {
     uint64_t at = ms_after(now, ms);
-    return at < now + FLUSH_GAP_FACTOR * took ? now + FLUSH_GAP_FACTOR * took : at;
+    return at < now + FLUSH_GAP_FACTOR * cpu ? now + FLUSH_GAP_FACTOR * cpu : at;
+}
+
+/* The calling thread's CPU time, ns. */
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A periodic flush of the writer, or of the thread that allocates (under
+ * the writer lock): its CPU time in ns.  For the tests,
+ * HEAPSCOPE_FAULT_FLUSH_CPU_MS adds that many ms of CPU, as a flush of a
+ * program of many sites and threads takes, and _SLEEP_MS that many ms
+ * asleep.  Sealed (set under the same lock), no flush and no clock: the
+ * thread's CPU clock is a system call, not the vDSO's (col_seccomp.c). */
+static uint64_t flush_periodic(void)
+{
+    if (__atomic_load_n(&col_sealed, __ATOMIC_ACQUIRE))
+        return 0;
+    uint64_t cpu = cpu_ns();
+    col_flush(COL_FLUSH_PERIODIC);
+    if (col_config.fault_flush_cpu) {
+        uint64_t until = cpu_ns() + (uint64_t)col_config.fault_flush_cpu * 1000000u;
+        while (cpu_ns() < until)
+            ;
+    }
+    if (col_config.fault_flush_sleep) {
+        struct timespec ts = {col_config.fault_flush_sleep / 1000,
+                              col_config.fault_flush_sleep % 1000 * 1000000};
+        syscall(SYS_nanosleep, &ts, NULL); /* (glibc's is a cancellation point) */
+    }
+    return cpu_ns() - cpu;
 }
 
 /* After a flush: the writer allocates nothing, but should a call of the
@@ -206,12 +242,11 @@ static void *writer_main(void *arg)
         int quiet = events == last_events && events != flushed_events && now >= quiet_from;
         last_events = events;
         if (triggered || now >= next_flush || quiet) {
-            col_flush(COL_FLUSH_PERIODIC);
+            uint64_t cpu = flush_periodic();
             writer_allocs_check();
-            uint64_t took = col_now_ns() - now;
             flushed_events = events;
-            next_flush = flush_gap(now, col_config.interval_ms, took);
-            quiet_from = flush_gap(now, QUIET_GAP_MIN_MS, took);
+            next_flush = flush_gap(now, col_config.interval_ms, cpu);
+            quiet_from = flush_gap(now, QUIET_GAP_MIN_MS, cpu);
         }
         col_writer_unlock();
     }
@@ -326,10 +361,8 @@ static void writer_inline(void)
                 col_sample_take();
                 inline_sample_at = ms_after(now, col_config.sample_ms);
             }
-            if (now >= inline_flush_at) {
-                col_flush(COL_FLUSH_PERIODIC);
-                inline_flush_at = flush_gap(now, col_config.interval_ms, col_now_ns() - now);
-            }
+            if (now >= inline_flush_at)
+                inline_flush_at = flush_gap(now, col_config.interval_ms, flush_periodic());
         }
         col_writer_unlock();
     }
