@@ -194,7 +194,8 @@ static uint64_t flush_periodic(void)
                               col_config.fault_flush_sleep % 1000 * 1000000};
         syscall(SYS_nanosleep, &ts, NULL); /* (glibc's is a cancellation point) */
     }
-    return cpu_ns() - cpu;
+    uint64_t end = cpu_ns();
+    return end > cpu ? end - cpu : 0; /* (0 if the clock could not be read) */
 }
 
 /* After a flush: the writer allocates nothing, but should a call of the
