@@ -24,7 +24,7 @@
 
 static const char *profile;
 static size_t sizes;
-static volatile int stop;
+static int stop; /* set by main when the allocating ends */
 static uint64_t changes;
 
 static uint64_t now_ms(void)
@@ -46,7 +46,7 @@ static void *watch(void *arg)
         mt = st.st_mtim;
     }
     struct timespec ms = {0, 1000000};
-    while (!stop) {
+    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
         if (stat(profile, &st) == 0 &&
             (!seen || st.st_ino != ino || st.st_mtim.tv_sec != mt.tv_sec ||
              st.st_mtim.tv_nsec != mt.tv_nsec)) {
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     if (pthread_create(&th, NULL, watch, NULL) != 0)
         return 1;
     churn(until);
-    stop = 1;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     hs_puts(1, "flushes ");
     hs_put_u64(1, changes);
