@@ -1,5 +1,11 @@
 /* col_flush.c - writes the whole profile (docs/FORMAT.md) to NAME.tmp and
- * renames it over NAME, so the file on disk is always complete.
+ * renames it over NAME, so the file on disk is always complete, or empty
+ * before the first write.  A process whose only write is its last (at exit
+ * or exec: most short-lived processes) writes straight into the empty NAME
+ * col_output.c has just created: a reader could meet a partial file there
+ * instead of an empty one, neither of them a profile, and the process
+ * makes one file, not two and a rename (on ext4 the rename over NAME also
+ * forces NAME.tmp's data to disk at once).
  *
  * The call tree is the collector's own (col_node.c): its nodes are written
  * as they are, in id order, each after the MODULE_LOAD/UNLOAD records of
@@ -701,14 +707,24 @@ int col_flush(int kind)
     if (!path)
         return -1;
     int rc;
-    /* A device or FIFO named as the output (col_output.c) is written
-     * directly: renaming NAME.tmp over it would replace the device. */
-    struct stat st;
-    int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    /* The file just claimed by a last flush, and a device or FIFO named
+     * as the output (col_output.c), are written directly: renaming
+     * NAME.tmp over the device would replace it. */
+    int fd = col_output_take_claimed(), direct = fd >= 0;
+    if (direct && kind == COL_FLUSH_PERIODIC) {
+        close(fd); /* the empty file stays until a complete one replaces it */
+        fd = -1;
+        direct = 0;
+    }
     static char tmp[4200]; /* see write_info */
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = col_fd_high(direct ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-                                : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!direct) {
+        struct stat st;
+        direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        fd = direct ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                    : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
+    fd = col_fd_high(fd);
     if (fd < 0) {
         rc = errno;
     } else {

@@ -1194,6 +1194,7 @@ UT_INLINE int col_modules_unloaded(void)
     return __atomic_load_n(&col_modules_unloads, __ATOMIC_ACQUIRE) != 0;
 }
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
+const char *col_modules_path_of(const void *addr); /* a shared object's path, or NULL */
 
 /* The epoch a cache entry of recent stacks (col_sc_entry_t) is stamped
  * with: the modules' epoch, or under HEAPSCOPE_UNWIND_VERIFY one the fast
@@ -1251,6 +1252,7 @@ uint64_t col_rss_peak(void);
 
 /* The profile's path, chosen on first use; NULL if none can be written. */
 const char *col_output_path(void);
+int col_output_take_claimed(void); /* the new file's descriptor, or -1 */
 int col_fd_high(int fd); /* fd moved out of the program's way (col_output.c) */
 int col_fd_high_at(int fd, int above); /* the same, `above` numbers higher (< 16) */
 int col_fd_floor(void); /* where col_fd_high moves them; 0 if nowhere */

@@ -7,7 +7,9 @@
  * (a fork child, an exec'd program with the same pid, a name without %p)
  * uses NAME.<pid>, then NAME.<pid>.1, .2 ...  A fork child or another
  * process than the one `heapscope run` started never takes a name without
- * %p. */
+ * %p.  The file claimed stays open for the flush that claimed it: when
+ * that is the process's last (at exit or exec), it writes into the file
+ * directly (col_flush.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@ extern char *program_invocation_short_name;
 
 static char path[4096];
 static int state; /* 0 undecided, 1 chosen, -1 impossible */
+static int claimed_fd = -1; /* the new file, until col_output_take_claimed */
 
 static void expand(char *out, size_t cap, const char *pattern, int *has_pid)
 {
@@ -67,7 +70,7 @@ static int claim(const char *name)
 {
     int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {
-        close(fd);
+        claimed_fd = fd;
         return 1;
     }
     struct stat st;
@@ -159,7 +162,18 @@ void col_fd_prepare(void)
         close(fd);
 }
 
+/* The descriptor of the file col_output_path has just created, once, for
+ * the caller to write the first profile into and close; -1 if the path
+ * was chosen before, or is a device or FIFO that existed. */
+int col_output_take_claimed(void)
+{
+    int fd = claimed_fd;
+    claimed_fd = -1;
+    return fd;
+}
+
 void col_output_reset_child(void)
 {
     state = 0;
+    claimed_fd = -1; /* (never open here: flushes hold the writer lock across fork) */
 }

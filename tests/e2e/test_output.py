@@ -15,12 +15,17 @@
   directory): the text report's "program" line and the massif export's
   "cmd:" line are one line each, and bash reads them back to the same
   arguments.
+- A process whose only write of its profile is the last one (at exit)
+  writes into the file it claimed: inotify sees one file made in the
+  directory, the profile, and no NAME.tmp renamed over it.
 - No profile: for a statically linked program (hs_single_static),
   `heapscope run` says why; under HEAPSCOPE_DISABLE it says only that
   there is none.
 """
+import ctypes
 import os
 import re
+import struct
 import subprocess
 
 import hstest
@@ -60,9 +65,59 @@ def main(t):
     t.eq("disabled: program stdout", b"single done\n", r.stdout)
     t.eq("disabled: files written", [], os.listdir(ddir))
 
+    check_one_write(t)
     check_chdir(t)
     check_quoted_argv(t)
     check_no_profile(t)
+
+
+IN_CREATE, IN_MOVED_TO, IN_NONBLOCK = 0x100, 0x80, 0o4000
+
+
+def dir_events(t, path, run):
+    """(event, name) of the files made in or moved into path while run()
+    ran, from inotify(7)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(IN_NONBLOCK)
+    t.true("inotify_init1", fd >= 0, os.strerror(ctypes.get_errno()))
+    try:
+        wd = libc.inotify_add_watch(fd, path.encode(), IN_CREATE | IN_MOVED_TO)
+        t.true("inotify_add_watch", wd >= 0, os.strerror(ctypes.get_errno()))
+        run()
+        data = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    events, off = [], 0
+    while off + 16 <= len(data):
+        _, mask, _, n = struct.unpack_from("iIII", data, off)
+        name = data[off + 16:off + 16 + n].split(b"\0")[0].decode()
+        events.append(("moved" if mask & IN_MOVED_TO else "created", name))
+        off += 16 + n
+    return events
+
+
+def check_one_write(t):
+    odir = os.path.join(t.dir, "one-write")
+    os.mkdir(odir)
+    # no writer thread and an hour's interval: the final flush is the only one
+    env = {"HEAPSCOPE_OUTPUT": odir + "/w.%p.hsp", "HEAPSCOPE_WRITER": "0",
+           "HEAPSCOPE_INTERVAL_MS": "3600000", "HEAPSCOPE_QUIET": "1"}
+    events = dir_events(t, odir, lambda: t.run_preloaded("hs_single", env=env))
+    names = os.listdir(odir)
+    t.true("one write: one profile", len(names) == 1 and re.fullmatch(r"w\.\d+\.hsp", names[0]),
+           str(names))
+    if len(names) == 1:
+        t.eq("one write: the profile made once, nothing renamed over it",
+             [("created", names[0])], events)
+        test_single.check_counts(t, t.report(os.path.join(odir, names[0])))
 
 
 def shell_words(line):
