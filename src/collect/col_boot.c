@@ -117,9 +117,12 @@ static void identify_allocator(void)
     void *addr;
     memcpy(&addr, &col_real.malloc, sizeof addr); /* function to object pointer */
     col_proc.granule_shift = 4;
-    if (dladdr(addr, &info) && info.dli_fname) {
-        strncpy(col_proc.allocator, info.dli_fname, sizeof col_proc.allocator - 1);
-        if (col_modules_is_libc(info.dli_fname))
+    const char *path = col_modules_path_of(addr); /* dladdr only for the program's own */
+    if (!path && dladdr(addr, &info))
+        path = info.dli_fname;
+    if (path) {
+        strncpy(col_proc.allocator, path, sizeof col_proc.allocator - 1);
+        if (col_modules_is_libc(path))
             col_proc.granule_shift = COL_SHADOW_GLIBC_SHIFT;
     }
 }

@@ -14,9 +14,14 @@ under each installed allocator preloaded behind the collector, in both
 unwinding modes, every count, byte and leak must be exact, with no
 shadow overwrite and no unknown free.  Under the three allocators the
 program must also see blocks 8 bytes apart, or the test would not test
-the second half: it says how many it saw.
+the second half: it says how many it saw.  The profile names the
+library whose malloc the collector called (its granule follows from it):
+glibc's libc.so.6, or the preloaded allocator.
 """
+import json
+import os
 import re
+import subprocess
 
 import hstest
 
@@ -56,6 +61,15 @@ def main(t):
                              bytes_freed=nbytes - leaked, leaked_bytes=leaked)
             t.check_summary(p, unknown_frees=0, shadow_overwrites=0)
             t.check_consistent(p)
+            cp = subprocess.run([t.heapscope, "export", "--format", "json", r.out],
+                                stdout=subprocess.PIPE, check=True)
+            allocator = json.loads(cp.stdout)["info"]["allocator"]
+            if lib:
+                t.eq("%s: the allocator named" % what, os.path.realpath(lib),
+                     os.path.realpath(allocator))
+            else:
+                t.true("%s: glibc named as the allocator" % what,
+                       os.path.basename(allocator).startswith("libc.so."), allocator)
     t.true("an allocator with 8-byte spacing was tried", any(n in SPACED for n in ran), str(ran))
 
 
