@@ -60,24 +60,27 @@ UT_INLINE void col_peak_check(col_thread_t *t, col_count_t *e, int counted)
 
 /* ---- narrow counters (col_internal.h, col_count_t) ---- */
 
-/* Counting by the owner, t: the allocations and frees of e (the frees with
- * release, for col_flush.c's read_counts) and its temporary allocations. */
+/* Counting by the owner, t: one more in counter h (COL_COUNT_BITS wide),
+ * whose carries are in *carry, stored with `order` (a constant once
+ * inlined); the allocations and frees of e (the frees with release, for
+ * col_flush.c's read_counts) and its temporary allocations. */
+UT_INLINE void col_count_add(col_thread_t *t, uint32_t *h, uint32_t *carry, int order)
+{
+    uint32_t v = *h + 1;
+    if (UT_UNLIKELY((v & COL_COUNT_LOW(COL_COUNT_BITS)) == 0))
+        col_record_carry(t, h, carry, v);
+    else
+        __atomic_store_n(h, v, order);
+}
+
 UT_INLINE void col_count_add_alloc(col_thread_t *t, col_count_t *e)
 {
-    uint32_t v = e->allocs + 1;
-    if (UT_UNLIKELY((v & COL_COUNT_LOW(COL_COUNT_BITS)) == 0))
-        col_record_carry(t, &e->allocs, &col_count_carry(e)->allocs, v);
-    else
-        __atomic_store_n(&e->allocs, v, __ATOMIC_RELAXED);
+    col_count_add(t, &e->allocs, &col_count_carry(e)->allocs, __ATOMIC_RELAXED);
 }
 
 UT_INLINE void col_count_add_free(col_thread_t *t, col_count_t *e)
 {
-    uint32_t v = e->frees + 1;
-    if (UT_UNLIKELY((v & COL_COUNT_LOW(COL_COUNT_BITS)) == 0))
-        col_record_carry(t, &e->frees, &col_count_carry(e)->frees, v);
-    else
-        __atomic_store_n(&e->frees, v, __ATOMIC_RELEASE);
+    col_count_add(t, &e->frees, &col_count_carry(e)->frees, __ATOMIC_RELEASE);
 }
 
 UT_INLINE void col_count_add_temporary(col_thread_t *t, col_count_t *e)
