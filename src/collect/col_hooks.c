@@ -45,11 +45,36 @@ UT_EXPORT void *calloc(size_t n, size_t size)
     return p;
 }
 
+/* The old block is taken out of the shadow before the real realloc, so
+ * that its address, once freed, cannot be recorded by another thread
+ * first, and put back if realloc fails.  Here: a thread on the fast path
+ * growing or shrinking a live block of an exact size, or allocating (ptr
+ * NULL).  Everything else (a thread not attached, a bootstrap, unknown or
+ * large block, a size of 0) goes to col_record_realloc_slow, through the
+ * cold path for the first two. */
 UT_EXPORT void *realloc(void *ptr, size_t size)
 {
-    if (!COL_HOOK_FAST() || UT_UNLIKELY(col_boot_owns(ptr)))
+    col_thread_t *t = col_tls_fast;
+    if (UT_UNLIKELY(t == NULL) || UT_UNLIKELY(col_boot_owns(ptr)))
         return col_cold_realloc(ptr, size);
-    return col_hook_realloc(ptr, size, COL_HOOK_FRAME);
+    void *p;
+    if (ptr == NULL) {
+        if ((p = col_real.malloc(size)) != NULL)
+            col_record_alloc_fast(t, p, size, COL_HOOK_FRAME);
+        return p;
+    }
+    uint32_t i, *leaf = col_shadow_leaf(ptr, 0, &i);
+    uint32_t v = UT_LIKELY(leaf != NULL) ? __atomic_load_n(&leaf[i], __ATOMIC_RELAXED) : 0;
+    if (UT_UNLIKELY(v == 0 || !col_tag_exact(v) || size == 0))
+        return col_record_realloc_slow(ptr, size, COL_HOOK_FRAME);
+    __atomic_store_n(&leaf[i], 0, __ATOMIC_RELAXED);
+    p = col_real.realloc(ptr, size);
+    if (UT_UNLIKELY(p == NULL)) {
+        __atomic_store_n(&leaf[i], v, __ATOMIC_RELAXED); /* the old block lives on */
+        return NULL;
+    }
+    col_record_realloc_fast(t, ptr, v, p, size, COL_HOOK_FRAME);
+    return p;
 }
 
 UT_EXPORT void *reallocarray(void *ptr, size_t n, size_t size)

@@ -1,7 +1,7 @@
 /* col_hooks.h - what the interposed allocation functions (col_hooks.c,
  * col_hooks_cxx.c, col_hooks_cold.c) share: the test for the fast path,
- * the hook's frame (where unwinding starts), the body of free() and of
- * every operator delete, and the recorded realloc. */
+ * the hook's frame (where unwinding starts), and the body of free() and
+ * of every operator delete. */
 #ifndef COL_HOOKS_H
 #define COL_HOOKS_H
 
@@ -29,33 +29,6 @@ UT_INLINE void col_hook_free(void *ptr)
         col_real.free(ptr);
     else
         col_record_free_slow(t, ptr);
-}
-
-/* realloc(ptr, size), recorded: the old block is taken out of the shadow
- * before the real realloc (so that its address, once freed, cannot be
- * recorded by another thread first), then its free is committed, or it is
- * put back if realloc failed; the new block is an allocation from the
- * stack above frame.  For any thread the collector may record, attached
- * or not (col_record_alloc and col_record_commit_free attach it). */
-UT_INLINE void *col_hook_realloc(void *ptr, size_t size, const void *frame)
-{
-    void *p;
-    if (ptr == NULL) {
-        if ((p = col_real.malloc(size)) != NULL)
-            col_record_alloc(p, size, frame);
-        return p;
-    }
-    col_taken_t old;
-    col_record_take(ptr, &old);
-    p = col_real.realloc(ptr, size);
-    if (UT_UNLIKELY(p == NULL && size != 0)) {
-        col_record_restore(&old); /* failed: the old block lives on */
-        return NULL;
-    }
-    col_record_commit_free(&old);
-    if (p != NULL)
-        col_record_alloc(p, size, frame);
-    return p;
 }
 
 #endif

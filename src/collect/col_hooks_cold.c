@@ -96,7 +96,7 @@ void *col_cold_realloc(void *ptr, size_t size)
         return col_real.realloc(ptr, size);
     /* not through realloc(): its fast-path test fails again for a thread
      * not attached yet, or past its exit (the late-events state) */
-    return col_hook_realloc(ptr, size, __builtin_frame_address(0));
+    return col_record_realloc_slow(ptr, size, __builtin_frame_address(0));
 }
 
 int col_cold_posix_memalign(void **out, size_t align, size_t size)

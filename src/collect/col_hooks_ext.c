@@ -52,9 +52,9 @@ UT_EXPORT int heapscope_ext_free(void *ptr)
     return real;
 }
 
-/* As col_hook_realloc: the old block leaves the shadow before the call,
- * so that once the allocator has freed it no other thread's allocation
- * at the same address is recorded first. */
+/* As col_record_realloc_slow: the old block leaves the shadow before the
+ * call, so that once the allocator has freed it no other thread's
+ * allocation at the same address is recorded first. */
 UT_EXPORT void *heapscope_ext_resize(void *ptr, size_t size, heapscope_ext_resize_fn call,
                                      void *arg, const void *frame)
 {

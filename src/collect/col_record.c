@@ -448,10 +448,9 @@ UT_NOINLINE uint32_t col_record_walk(col_thread_t *t, const void *frame, uint64_
 }
 
 /* The fast path of a size above PF_EXACT_SIZE_MAX (bucketed, its bytes
- * counted), with the same cache of recent stacks. */
+ * counted), with the same cache of recent stacks; col_tls_fast is NULL. */
 UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, const void *frame)
 {
-    col_tls_fast = NULL;
     uint64_t key = col_size_key(size);
     uintptr_t ra = ((const uintptr_t *)frame)[1];
     col_sc_set_t *set = col_sc_set(t->sc, col_tls_stack_hi, frame, ra);
@@ -469,7 +468,6 @@ UT_NOINLINE void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, c
     /* the counters the entry or the site memo kept, else looked up */
     col_account_block(t, ptr, size, site, c ? c : col_thread_count(t, site),
                       col_site_counts_bytes(site, size));
-    col_tls_fast = t;
 }
 
 /* With HEAPSCOPE_STATS=1, at exit: how the allocations found their
@@ -522,6 +520,33 @@ int col_record_free(void *ptr)
 {
     col_thread_t *t = col_tls_fast;
     return t != NULL ? col_record_free_fast(t, ptr) : col_record_free_cold(ptr);
+}
+
+/* realloc(ptr, size) off the realloc hook's inline path, for any thread
+ * the collector may record, attached or not (col_record_alloc and
+ * col_record_commit_free attach it): the old block is taken out of the
+ * shadow before the real realloc, then its free is committed, or it is
+ * put back if realloc failed; the new block is an allocation from the
+ * stack above frame. */
+UT_NOINLINE void *col_record_realloc_slow(void *ptr, size_t size, const void *frame)
+{
+    void *p;
+    if (ptr == NULL) {
+        if ((p = col_real.malloc(size)) != NULL)
+            col_record_alloc(p, size, frame);
+        return p;
+    }
+    col_taken_t old;
+    col_record_take(ptr, &old);
+    p = col_real.realloc(ptr, size);
+    if (UT_UNLIKELY(p == NULL && size != 0)) {
+        col_record_restore(&old); /* failed: the old block lives on */
+        return NULL;
+    }
+    col_record_commit_free(&old);
+    if (p != NULL)
+        col_record_alloc(p, size, frame);
+    return p;
 }
 
 void col_record_take(void *ptr, col_taken_t *tk)

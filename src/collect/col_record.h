@@ -35,6 +35,7 @@ void col_record_alloc_any(col_thread_t *t, void *ptr, size_t size, const void *f
 void col_record_account_lost(col_thread_t *t, void *ptr, size_t size);
 void col_record_free_slow(col_thread_t *t, void *ptr);
 void col_record_alloc_cold(void *ptr, size_t size, const void *frame);
+void *col_record_realloc_slow(void *ptr, size_t size, const void *frame);
 int col_record_free_cold(void *ptr);
 int col_record_unknown_free(col_thread_t *t, const void *ptr);
 void col_record_save_peak(col_thread_t *t, col_count_t *e, uint32_t gen, int counted);
@@ -160,8 +161,10 @@ UT_INLINE uint64_t col_block_size(const void *ptr, uint32_t v)
     return col_record_big_size(ptr, v);
 }
 
-/* A live block of `size` bytes with shadow value v is freed by thread t. */
-UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, uint64_t size)
+/* The counters of a live block with shadow value v (of `size` bytes)
+ * that thread t frees; the heap is left to the caller. */
+UT_INLINE void col_account_free_counts(col_thread_t *t, const void *ptr, uint32_t v,
+                                       uint64_t size)
 {
     col_count_t *e = col_thread_count(t, v >> COL_TAG_BITS);
     if (UT_LIKELY(e != NULL)) {
@@ -177,9 +180,22 @@ UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, ui
         UT_BUMP(t->n_lost, 1);
     }
     UT_BUMP_RELEASE(t->n_frees, 1);
-    t->pending -= (int64_t)size;
+}
+
+/* t's balance, lowered: published at or below -slack (a lower heap makes
+ * no peak). */
+UT_INLINE void col_account_lower(col_thread_t *t)
+{
     if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
         col_record_publish_thread(t);
+}
+
+/* A live block of `size` bytes with shadow value v is freed by thread t. */
+UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, uint64_t size)
+{
+    col_account_free_counts(t, ptr, v, size);
+    t->pending -= (int64_t)size;
+    col_account_lower(t);
 }
 
 /* t's memo entry for (node, key).  Small sizes from one stack fall in
@@ -227,19 +243,19 @@ UT_INLINE uint32_t col_record_site_miss(col_thread_t *t, const void *frame, uint
 
 /* An allocation of `size` bytes at ptr (not NULL) by the hook whose frame
  * is `frame` (built with a frame pointer; unwinding starts at its caller),
- * on thread state t, which was col_tls_fast.  The common case first: a
+ * on thread state t, which was col_tls_fast and is now NULL (so that a
+ * signal handler's malloc leaves t alone).  The common case first: a
  * size up to PF_EXACT_SIZE_MAX (its own size key, its bytes not counted)
  * from a stack the thread allocated from lately, found by the hook's frame
  * and return address (col_sc_entry_t) with every stack word its walk read
  * unchanged, and the entry's size; no unwinding, and the entry has the
  * counters.  Larger sizes take col_record_alloc_any. */
-UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, const void *frame)
+UT_INLINE void col_record_alloc_on(col_thread_t *t, void *ptr, size_t size, const void *frame)
 {
     if (UT_UNLIKELY(size > PF_EXACT_SIZE_MAX)) {
         col_record_alloc_any(t, ptr, size, frame);
         return;
     }
-    col_tls_fast = NULL; /* a signal handler's malloc must not touch t now */
     uintptr_t ra = ((const uintptr_t *)frame)[1];
     col_sc_set_t *set = col_sc_set(t->sc, col_tls_stack_hi, frame, ra);
     col_sc_entry_t *e = &set->way[0];
@@ -256,13 +272,37 @@ UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, co
         if (UT_UNLIKELY(c == NULL)) { /* not from the memo */
             if (UT_UNLIKELY(site == COL_SITE_LOST)) { /* its bytes are counted */
                 col_record_account_lost(t, ptr, size);
-                col_tls_fast = t;
                 return;
             }
             c = col_thread_count(t, site);
         }
     }
     col_account_block(t, ptr, size, site, c, 0);
+}
+
+/* col_record_alloc_on, with t kept from signal handlers meanwhile. */
+UT_INLINE void col_record_alloc_fast(col_thread_t *t, void *ptr, size_t size, const void *frame)
+{
+    col_tls_fast = NULL; /* a signal handler's malloc must not touch t now */
+    col_record_alloc_on(t, ptr, size, frame);
+    col_tls_fast = t;
+}
+
+/* A realloc on t's fast path (the realloc hook) resized the block at ptr,
+ * whose shadow value v, of an exact size, it took out of the shadow, to
+ * `size` bytes (not 0) at p: the free and the allocation accounted in one
+ * go, t's balance published at most once, as the heap is after both (the
+ * heap between them is lower than before, so never a peak). */
+UT_INLINE void col_record_realloc_fast(col_thread_t *t, const void *ptr, uint32_t v, void *p,
+                                       size_t size, const void *frame)
+{
+    col_tls_fast = NULL;
+    uint64_t old = col_sites[v >> COL_TAG_BITS].key;
+    col_account_free_counts(t, ptr, v, old);
+    t->pending -= (int64_t)old;
+    col_record_alloc_on(t, p, size, frame); /* publishes a balance at or above slack */
+    if (t->pending < 0)
+        col_account_lower(t);
     col_tls_fast = t;
 }
 

@@ -9,7 +9,14 @@
  *                    on each: 4 frees and no allocation (glibc returns NULL)
  * fail_source:       malloc(64); realloc_fail asks realloc(p, 2^62), which
  *                    fails and leaves p alone: not counted; then free(p).
- * Totals: 19 allocations, 19 frees, 33160 bytes, nothing leaked. */
+ * shrink_source:     malloc(8000), which shrink_chain shrinks to 6000, 4000
+ *                    and 1000 bytes: 3 allocs, 11000 bytes, 3 frees of the
+ *                    blocks before; then after_shrink mallocs 16000 bytes.
+ *                    The heap is 1000 + 16000 then (the realloc_from_null
+ *                    blocks are freed by then): the peak, 17000 bytes, above
+ *                    chain_grow's 16384, if each shrink lowered the heap.
+ * Totals: 24 allocations, 24 frees, 68160 bytes, nothing leaked; peak
+ * 17000 bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -84,6 +91,35 @@ HS_SITE static void realloc_fail(void *p)
         hs_fail("realloc(p, 2^62) succeeded");
 }
 
+HS_SITE static char *shrink_source(void)
+{
+    char *p = malloc(8000);
+    if (!p)
+        hs_fail("malloc");
+    return p;
+}
+
+HS_SITE static char *shrink_chain(char *p)
+{
+    static const size_t sizes[] = {6000, 4000, 1000};
+    for (int i = 0; i < 3; i++) {
+        p = realloc(p, sizes[i]);
+        if (!p)
+            hs_fail("realloc shrink");
+        p[sizes[i] - 1] = (char)i;
+    }
+    return p;
+}
+
+HS_SITE static char *after_shrink(void)
+{
+    char *p = malloc(16000);
+    if (!p)
+        hs_fail("malloc");
+    p[15999] = 1;
+    return p;
+}
+
 int main(void)
 {
     void *fromnull[3];
@@ -98,6 +134,10 @@ int main(void)
     free(p);
     for (int i = 0; i < 3; i++)
         free(fromnull[i]);
+    char *small = shrink_chain(shrink_source());
+    char *big = after_shrink();
+    free(big);
+    free(small);
     hs_puts(1, "realloc done\n");
     return 0;
 }
