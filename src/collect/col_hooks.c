@@ -49,9 +49,10 @@ UT_EXPORT void *calloc(size_t n, size_t size)
  * that its address, once freed, cannot be recorded by another thread
  * first, and put back if realloc fails.  Here: a thread on the fast path
  * growing or shrinking a live block of an exact size, or allocating (ptr
- * NULL).  Everything else (a thread not attached, a bootstrap, unknown or
- * large block, a size of 0) goes to col_record_realloc_slow, through the
- * cold path for the first two. */
+ * NULL).  A thread off the fast path and a bootstrap block go to the cold
+ * path (col_cold_realloc); an unknown block, one whose bytes are counted
+ * (above PF_EXACT_SIZE_MAX, or of COL_SITE_LOST) and a size of 0 to
+ * col_record_realloc_slow. */
 UT_EXPORT void *realloc(void *ptr, size_t size)
 {
     col_thread_t *t = col_tls_fast;

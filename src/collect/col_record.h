@@ -300,7 +300,7 @@ UT_INLINE void col_record_realloc_fast(col_thread_t *t, const void *ptr, uint32_
     uint64_t old = col_sites[v >> COL_TAG_BITS].key;
     col_account_free_counts(t, ptr, v, old);
     t->pending -= (int64_t)old;
-    col_record_alloc_on(t, p, size, frame); /* publishes a balance at or above slack */
+    col_record_alloc_on(t, p, size, frame); /* if tracked, publishes a balance >= slack */
     if (t->pending < 0)
         col_account_lower(t);
     col_tls_fast = t;
