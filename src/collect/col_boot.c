@@ -268,6 +268,7 @@ __attribute__((destructor(101))) static void col_boot_dtor(void)
     col_unwind_report();
     col_record_report();
     col_dwarf_report();
+    col_memstat_report();
     col_writer_lock();
     col_flush(COL_FLUSH_FINAL);
     col_writer_unlock();

@@ -148,7 +148,7 @@ static void modules_rebuild(void)
 {
     if (__atomic_exchange_n(&rebuild_lock, 1, __ATOMIC_ACQUIRE))
         return; /* another thread is at it; this call falls back */
-    cfi_modules_t *x = col_vm_map(sizeof *x);
+    cfi_modules_t *x = col_vm_map_for(COL_VM_UNWIND, sizeof *x);
     if (x) {
         x->n = 0;
         dl_iterate_phdr(add_module, x);
@@ -227,7 +227,7 @@ UT_COLD static void cache_grow(cfi_cache_t *c)
         return;
     }
     uint32_t n = (c->mask + 1) * 4;
-    cache_entry_t *t = col_vm_map_populated(n * sizeof *t);
+    cache_entry_t *t = col_vm_map_populated(COL_VM_UNWIND, n * sizeof *t);
     if (t == NULL)
         return;
     for (uint32_t i = 0; i <= c->mask; i++)
@@ -319,7 +319,7 @@ static cfi_cache_t *cache_set(cfi_cache_t *c)
 /* A cache whose memo holds max frames, or NULL. */
 static cfi_cache_t *cache_map(int max)
 {
-    cfi_cache_t *c = col_vm_map(cache_carve(NULL, max));
+    cfi_cache_t *c = col_vm_map_for(COL_VM_UNWIND, cache_carve(NULL, max));
     if (c)
         cache_carve(c, max);
     return c;

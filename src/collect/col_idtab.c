@@ -11,7 +11,8 @@
 static col_idtab_index_t *index_new(uint32_t cap)
 {
     int saved = errno;
-    col_idtab_index_t *ix = col_vm_map_populated(sizeof *ix + (size_t)cap * sizeof ix->slots[0]);
+    col_idtab_index_t *ix =
+        col_vm_map_populated(COL_VM_TREE, sizeof *ix + (size_t)cap * sizeof ix->slots[0]);
     errno = saved;
     if (ix)
         ix->mask = cap - 1;

@@ -107,11 +107,28 @@ UT_INLINE uint32_t col_config_id_limit(long fault, uint32_t max)
 
 /* ---- the collector's own memory (col_vm.c) ---------------------------- */
 
-void *col_vm_map(size_t size);                  /* zeroed, MAP_NORESERVE; NULL */
-void *col_vm_map_populated(size_t size);        /* the same, every page mapped now */
+/* What a mapping is for, in HEAPSCOPE_STATS's count of the collector's
+ * own memory (col_memstat.c). */
+typedef enum col_vm_kind {
+    COL_VM_OTHER,    /* the flush's buffers, module tables, samples ... */
+    COL_VM_SHADOW,   /* the shadow map of live blocks */
+    COL_VM_STATES,   /* thread states: recent stacks, site memos */
+    COL_VM_COUNTERS, /* the threads' counters by site */
+    COL_VM_TREE,     /* the call tree, the sites and their indexes */
+    COL_VM_UNWIND,   /* the unwinders' memos and DWARF rule caches */
+    COL_VM_KINDS
+} col_vm_kind_t;
+
+void *col_vm_map_for(col_vm_kind_t kind, size_t size); /* zeroed, MAP_NORESERVE; NULL */
+void *col_vm_map(size_t size);                  /* col_vm_map_for(COL_VM_OTHER, size) */
+void *col_vm_map_populated(col_vm_kind_t kind, size_t size); /* every page mapped now */
 void col_vm_unmap(void *p, size_t size);        /* p may be NULL */
 int col_vm_release(void *p, size_t size);       /* pages given back, read as zeros; -1: refused */
 void *col_vm_grow(void *p, size_t old_size, size_t new_size); /* moved; NULL */
+/* With HEAPSCOPE_STATS: calls fn for each mapping of the collector's that
+ * is still mapped; returns how many mappings were not kept track of. */
+unsigned col_vm_each(void (*fn)(void *p, size_t size, col_vm_kind_t kind, void *arg), void *arg);
+void col_memstat_report(void); /* HEAPSCOPE_STATS, at exit (col_memstat.c) */
 
 /* col_mainstack.c: the initial thread's stack, at most max_size of it. */
 int col_main_stack_bounds(uintptr_t max_size, uintptr_t *lo, uintptr_t *hi);

@@ -49,10 +49,10 @@ static uint32_t runs_full;   /* first node made when no run was left; 0: none */
 int col_node_init(void)
 {
     limit = col_config_id_limit(col_config.fault_nodes, COL_NODE_MAX);
-    col_nodes = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_nodes);
-    col_node_next = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_next);
-    col_node_links = col_vm_map((size_t)COL_NODE_MAX * sizeof *col_node_links);
-    runs = col_vm_map(EPOCH_RUNS * sizeof *runs);
+    col_nodes = col_vm_map_for(COL_VM_TREE, (size_t)COL_NODE_MAX * sizeof *col_nodes);
+    col_node_next = col_vm_map_for(COL_VM_TREE, (size_t)COL_NODE_MAX * sizeof *col_node_next);
+    col_node_links = col_vm_map_for(COL_VM_TREE, (size_t)COL_NODE_MAX * sizeof *col_node_links);
+    runs = col_vm_map_for(COL_VM_TREE, EPOCH_RUNS * sizeof *runs);
     if (!col_nodes || !col_node_next || !col_node_links || !runs ||
         col_idtab_init(&col_node_tab, INDEX_INITIAL, col_node_key) != 0)
         return -1;

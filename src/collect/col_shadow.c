@@ -41,7 +41,7 @@ static uint32_t *spare_leaf;
  * that its first read does not map the zero page. */
 static uint32_t *leaf_new(void)
 {
-    uint32_t *leaf = col_vm_map(COL_SHADOW_LEAF_BYTES);
+    uint32_t *leaf = col_vm_map_for(COL_VM_SHADOW, COL_SHADOW_LEAF_BYTES);
     if (leaf)
         memset(col_shadow_written(leaf, 0), 0, 4096);
     return leaf;
@@ -51,7 +51,7 @@ int col_shadow_init(void)
 {
     col_shadow.shift = col_proc.granule_shift;
     col_shadow.dir_len = 1ull << (ADDR_BITS - col_shadow.shift - COL_SHADOW_LEAF_GRANULE_BITS);
-    col_shadow.dir = col_vm_map(col_shadow.dir_len * sizeof *col_shadow.dir);
+    col_shadow.dir = col_vm_map_for(COL_VM_SHADOW, col_shadow.dir_len * sizeof *col_shadow.dir);
     spare_leaf = leaf_new();
     return col_shadow.dir ? 0 : -1;
 }
@@ -143,7 +143,7 @@ static int side_grow(stripe_t *s)
     uint32_t cap = s->tab ? (s->mask + 1) * 2 : 256;
     side_entry_t *old = s->tab;
     uint32_t old_cap = s->tab ? s->mask + 1 : 0;
-    side_entry_t *tab = col_vm_map((size_t)cap * sizeof *tab);
+    side_entry_t *tab = col_vm_map_for(COL_VM_SHADOW, (size_t)cap * sizeof *tab);
     if (!tab)
         return -1;
     s->tab = tab;

@@ -21,7 +21,7 @@ static uint32_t limit; /* ids below it can be made */
 int col_site_init(void)
 {
     limit = col_config_id_limit(col_config.fault_sites, COL_SITE_MAX);
-    col_sites = col_vm_map((size_t)COL_SITE_MAX * sizeof *col_sites);
+    col_sites = col_vm_map_for(COL_VM_TREE, (size_t)COL_SITE_MAX * sizeof *col_sites);
     if (!col_sites || col_idtab_init(&col_site_tab, INDEX_INITIAL, col_site_key) != 0)
         return -1;
     col_idtab_put_locked(&col_site_tab, 0, 0, COL_SITE_LOST); /* its record: zeros */

@@ -40,7 +40,7 @@ static void update_slack(void)
 
 static col_thread_t *state_new(void)
 {
-    return col_vm_map(sizeof(col_thread_t));
+    return col_vm_map_for(COL_VM_STATES, sizeof(col_thread_t));
 }
 
 /* The most of a thread's stack taken as its own (col_fp_foreign).  With no
@@ -299,10 +299,12 @@ static col_count_t *count_leaf_take(col_thread_t *t)
         uint32_t n = t->leaf_mapped ? t->leaf_mapped : 1;
         if (n > COL_LEAF_MAP_MAX)
             n = COL_LEAF_MAP_MAX;
-        char *p = n > 1 && col_config.fault_count_maps ? NULL : col_vm_map(n * COL_LEAF_BYTES);
+        char *p = n > 1 && col_config.fault_count_maps
+                      ? NULL
+                      : col_vm_map_for(COL_VM_COUNTERS, n * COL_LEAF_BYTES);
         if (!p && n > 1) {
             n = 1;
-            p = col_vm_map(COL_LEAF_BYTES);
+            p = col_vm_map_for(COL_VM_COUNTERS, COL_LEAF_BYTES);
         }
         if (!p)
             return NULL;

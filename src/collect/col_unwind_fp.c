@@ -102,7 +102,7 @@ void col_unwind_fp_thread_attach(col_thread_t *t)
 /* A new memo for n visits, or NULL. */
 static col_fp_memo_t *memo_map(size_t n)
 {
-    col_fp_memo_t *m = col_vm_map(memo_carve(NULL, n));
+    col_fp_memo_t *m = col_vm_map_for(COL_VM_UNWIND, memo_carve(NULL, n));
     if (m)
         memo_carve(m, n);
     return m;

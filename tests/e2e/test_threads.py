@@ -15,8 +15,22 @@ Peak: with HEAPSCOPE_PEAK_SLACK=0 every change is published and the peak is
 exact: 376,000 + the 16 DTVs, all live at the barrier.  With a slack of S
 bytes per thread it is within 17 * S (16 workers + main) of that, and the
 profile states that bound (peak_error).
+
+With HEAPSCOPE_STATS=1 the profile also says what the collector's own
+memory holds at exit, by kind (col_memstat.c, pages this process alone
+maps, from /proc/self/pagemap).  The 17 threads alive at once each had a
+state, whose first page each wrote; each of the 16 workers counted its
+site in its own leaf of counters, a page at least; every kind is in use;
+the kinds add up to the whole.
 """
+import re
+
 import hstest
+
+MEMSTAT = re.compile(r"HEAPSCOPE_STATS: the collector's own memory at exit, pages this process "
+                     r"alone maps: (\d+) KB: shadow map (\d+) KB, thread states (\d+) KB "
+                     r"\((\d+)\), counters (\d+) KB, call tree and sites (\d+) KB, "
+                     r"unwinders (\d+) KB, other (\d+) KB; (\d+) mappings not kept track of")
 
 WORKER_BYTES = 376000
 EXPECT_ALLOCATIONS = 16016
@@ -47,11 +61,30 @@ def check_counts(t, p, through_glibc=True):
     return w, dtv
 
 
+def check_memstat(t, p, label):
+    found = [m for m in (MEMSTAT.search(w) for w in p.summary["warnings"]) if m]
+    t.eq("%s: one message on the collector's own memory" % label, 1, len(found))
+    if not found:
+        return
+    total, shadow, states_kb, states, counters, tree, unwind, other, untracked = \
+        (int(x) for x in found[0].groups())
+    t.eq("%s: the kinds add up to the whole" % label, total,
+         shadow + states_kb + counters + tree + unwind + other)
+    t.true("%s: a state for each of the 17 threads alive at once" % label, states >= 17,
+           str(states))
+    t.true("%s: each state wrote its first page" % label, states_kb >= 4 * states,
+           "%d KB for %d states" % (states_kb, states))
+    t.true("%s: each worker wrote a page of counters" % label, counters >= 4 * 16, str(counters))
+    t.true("%s: the shadow map, the call tree and the unwinders are in use" % label,
+           shadow > 0 and tree > 0 and unwind > 0, found[0].group(0))
+    t.eq("%s: every mapping kept track of" % label, 0, untracked)
+
+
 def main(t):
     # exact peak
     r = t.run("hs_threads", out="threads-exact.hsp", env={"HEAPSCOPE_PEAK_SLACK": "0"})
     t.eq("program stdout", b"threads done\n", r.stdout)
-    p = t.report(r.out)
+    p = exact = t.report(r.out)
     w, dtv = check_counts(t, p)
     dtv_bytes = sum(int(s["bytes_allocated"]) for s in dtv)
     t.check_summary(p, peak_bytes=WORKER_BYTES + dtv_bytes, peak_error=0)
@@ -78,8 +111,17 @@ def main(t):
            "peak_bytes=%s" % w["peak_bytes"])
 
     # frame-pointer unwinding gives the same counts
-    r = t.run("hs_threads", out="threads-fp.hsp", opts=["--unwind", "fp"])
-    check_counts(t, t.report(r.out), through_glibc=False)
+    r = t.run("hs_threads", out="threads-fp.hsp", opts=["--unwind", "fp"],
+              env={"HEAPSCOPE_STATS": "1"})
+    p = t.report(r.out)
+    check_counts(t, p, through_glibc=False)
+    check_memstat(t, p, "fp")
+
+    # the collector's own memory in the default mode; none said without the knob
+    r = t.run("hs_threads", out="threads-stats.hsp", env={"HEAPSCOPE_STATS": "1"})
+    check_memstat(t, t.report(r.out), "dwarf")
+    t.eq("no message on the collector's memory without HEAPSCOPE_STATS", [],
+         [w for w in exact.summary["warnings"] if "own memory" in w])
 
 
 if __name__ == "__main__":
