@@ -339,7 +339,7 @@ UT_COLD static cfi_cache_t *memo_grow(cfi_cache_t *c)
     g->mask = c->mask;
     g->evictions = c->evictions;
     g->memo.epoch = c->memo.epoch;
-    munmap(c, cache_carve(NULL, c->memo.max));
+    col_vm_unmap(c, cache_carve(NULL, c->memo.max));
     return cache_set(g);
 }
 

@@ -68,7 +68,7 @@ static int leaf_fault(void)
         return 0;
     uint32_t *spare = __atomic_exchange_n(&spare_leaf, NULL, __ATOMIC_ACQ_REL);
     if (spare)
-        munmap(spare, COL_SHADOW_LEAF_BYTES);
+        col_vm_unmap(spare, COL_SHADOW_LEAF_BYTES);
     return 1;
 }
 
@@ -153,7 +153,7 @@ static int side_grow(stripe_t *s)
         if (old[i].ptr)
             side_insert(s, old[i].ptr, old[i].size);
     if (old)
-        munmap(old, (size_t)old_cap * sizeof *old);
+        col_vm_unmap(old, (size_t)old_cap * sizeof *old);
     return 0;
 }
 

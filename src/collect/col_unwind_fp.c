@@ -128,7 +128,7 @@ UT_COLD static col_fp_memo_t *memo_grow(col_fp_memo_t *m)
 {
     col_fp_memo_t *g = memo_map((size_t)col_config.max_depth + 1);
     if (g) {
-        munmap(m, memo_carve(NULL, (size_t)m->cap));
+        col_vm_unmap(m, memo_carve(NULL, (size_t)m->cap));
         col_fp_memo = g;
     }
     return g;
