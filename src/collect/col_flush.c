@@ -508,6 +508,7 @@ static uint64_t clamp(int64_t v)
  * with any; their sums go to the totals. */
 static void write_counters(pf_out_t *o, pf_buf_t *b, uint32_t last, uint64_t now, totals_t *tot)
 {
+    col_record_peak_close(); /* an open peak is the heap as it is now */
     uint32_t gen = __atomic_load_n(&col_heap.peak_gen, __ATOMIC_ACQUIRE);
     for (uint32_t l = 0; l <= last >> COL_COUNT_LEAF_BITS; l++) {
         /* the leaf's sites up to last: a program with few sites touches

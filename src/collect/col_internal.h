@@ -615,13 +615,20 @@ UT_INLINE uint64_t col_size_key_hi(uint64_t key)
 
 /* ---- global heap counter and peak (col_record.c) ---------------------- */
 
+/* The peak's shares are saved by generation (docs/FORMAT.md, "Peak"): a
+ * new peak only marks itself open, and the generation changes when the
+ * heap leaves it (col_peak_leaving) or a flush reads the counters, so that
+ * a heap that keeps growing does not make every thread save every site's
+ * counters at each of its many new peaks. */
 typedef struct col_heap {
     int64_t live UT_ALIGNED(UT_CACHE_LINE); /* published live bytes */
-    int64_t peak UT_ALIGNED(UT_CACHE_LINE);
-    uint32_t peak_gen;
-    int64_t slack;          /* current publication slack */
+    int64_t peak UT_ALIGNED(UT_CACHE_LINE); /* the highest published */
     uint64_t peak_t;        /* set by the writer's sampler */
     int64_t peak_seen;      /* peak value the sampler last timed */
+    /* read by every hook, on a line that a new peak does not write */
+    uint32_t peak_gen UT_ALIGNED(UT_CACHE_LINE);
+    uint32_t peak_open;     /* a peak was published since peak_gen changed */
+    int64_t slack;          /* current publication slack */
 } col_heap_t;
 
 extern col_heap_t col_heap;
@@ -701,6 +708,7 @@ void col_record_take(void *ptr, col_taken_t *tk);
 void col_record_commit_free(col_taken_t *tk);
 void col_record_restore(col_taken_t *tk);
 void col_record_publish_thread(col_thread_t *t);
+void col_record_peak_close(void); /* a new generation if a peak is open (col_heap_t) */
 
 /* ---- the call tree (col_node.c) and allocation sites (col_site.c) ---- */
 

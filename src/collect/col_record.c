@@ -489,6 +489,9 @@ void col_record_report(void)
                     "recent stacks, %lu from ways 1-%d, %lu walked",
                     (unsigned long)allocs, (unsigned long)way0, (unsigned long)ways,
                     COL_SC_WAYS - 1, (unsigned long)walks);
+    col_message_add("HEAPSCOPE_STATS: generations of the peak's shares so far: %u (each "
+                    "saved by the threads' counters as they next change)",
+                    __atomic_load_n(&col_heap.peak_gen, __ATOMIC_RELAXED));
 }
 
 /* A block of the pseudo-site COL_SITE_LOST (the site table is full). */
@@ -652,15 +655,31 @@ UT_COLD int col_record_free_cold(void *ptr)
     return 1;
 }
 
+/* A published heap of h bytes: a new peak if above the last, left open
+ * for col_record_peak_close (the flag is written once per generation, not
+ * at every peak of a growing heap). */
 UT_COLD static void new_peak(int64_t h)
 {
     int64_t old = __atomic_load_n(&col_heap.peak, __ATOMIC_RELAXED);
     while (h > old) {
         if (__atomic_compare_exchange_n(&col_heap.peak, &old, h, 1, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED)) {
-            __atomic_add_fetch(&col_heap.peak_gen, 1, __ATOMIC_RELEASE);
+            if (!__atomic_load_n(&col_heap.peak_open, __ATOMIC_RELAXED))
+                __atomic_store_n(&col_heap.peak_open, 1, __ATOMIC_RELEASE);
             return;
         }
+    }
+}
+
+/* If a peak is open, a new generation: every counter's live partials as
+ * they are now are its share of that peak, saved lazily before they next
+ * change (col_peak_check).  Called before a free that publishes a lower
+ * heap changes any counter, and by the flush before it reads them; one of
+ * two threads closing the same peak makes the generation. */
+UT_COLD void col_record_peak_close(void)
+{
+    if (__atomic_exchange_n(&col_heap.peak_open, 0, __ATOMIC_ACQ_REL)) {
+        __atomic_add_fetch(&col_heap.peak_gen, 1, __ATOMIC_RELEASE);
     }
 }
 

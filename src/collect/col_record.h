@@ -59,6 +59,18 @@ UT_INLINE void col_peak_check(col_thread_t *t, col_count_t *e, int counted)
         col_record_save_peak(t, e, gen, counted);
 }
 
+/* A free of `size` bytes is about to lower t's balance to -slack or
+ * below, which publishes a lower heap: if a peak is open, the heap is
+ * leaving it, and its generation begins before any counter changes, so
+ * that the counters' shares are those of the peak (within each thread's
+ * slack, as the peak itself). */
+UT_INLINE void col_peak_leaving(col_thread_t *t, uint64_t size)
+{
+    if (UT_UNLIKELY(t->pending - (int64_t)size <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)) &&
+        __atomic_load_n(&col_heap.peak_open, __ATOMIC_RELAXED))
+        col_record_peak_close();
+}
+
 /* ---- narrow counters (col_internal.h, col_count_t) ---- */
 
 /* Counting by the owner, t: one more in counter h (COL_COUNT_BITS wide),
@@ -193,6 +205,7 @@ UT_INLINE void col_account_lower(col_thread_t *t)
 /* A live block of `size` bytes with shadow value v is freed by thread t. */
 UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, uint64_t size)
 {
+    col_peak_leaving(t, size);
     col_account_free_counts(t, ptr, v, size);
     t->pending -= (int64_t)size;
     col_account_lower(t);
@@ -298,6 +311,7 @@ UT_INLINE void col_record_realloc_fast(col_thread_t *t, const void *ptr, uint32_
 {
     col_tls_fast = NULL;
     uint64_t old = col_sites[v >> COL_TAG_BITS].key;
+    col_peak_leaving(t, old);
     col_account_free_counts(t, ptr, v, old);
     t->pending -= (int64_t)old;
     col_record_alloc_on(t, p, size, frame); /* if tracked, publishes a balance >= slack */
@@ -307,10 +321,11 @@ UT_INLINE void col_record_realloc_fast(col_thread_t *t, const void *ptr, uint32_
 }
 
 /* The common free, all or nothing: ptr (not NULL) is a live block of an
- * exact size whose counters t has, no peak came since they last changed,
- * and none of them fills.  Then the free is accounted and 1 returned, with
- * no call made (so the free hook saves no registers); else nothing of t
- * has changed, col_tls_fast is left NULL and 0 returned:
+ * exact size whose counters t has, no generation of the peak came since
+ * they last changed, none of them fills, and the free does not leave an
+ * open peak (col_peak_leaving).  Then the free is accounted and 1
+ * returned, with no call made (so the free hook saves no registers); else
+ * nothing of t has changed, col_tls_fast is left NULL and 0 returned:
  * col_record_free_slow does it all.  A balance at or below -slack (every
  * free of a lone thread, whose slack is 0) is published here: a free
  * lowers the heap, so it cannot make a new peak. */
@@ -337,6 +352,8 @@ UT_INLINE int col_record_free_quick(col_thread_t *t, void *ptr)
         return 0;
     int64_t pending = t->pending - (int64_t)col_sites[site].key;
     if (pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED)) {
+        if (UT_UNLIKELY(__atomic_load_n(&col_heap.peak_open, __ATOMIC_RELAXED)))
+            return 0; /* leaving a peak (col_peak_leaving) */
         col_heap_add(pending);
         pending = 0;
     }
