@@ -30,6 +30,10 @@
   smoke_test.py sampled BUILD         run bench/sampled/run twice and check
       heapscope's leaks of a program with known leaks, exact in both runs,
       and that jemalloc's sampled dumps were read.
+  smoke_test.py ablate BUILD          bench/ablate/run with one piece and one
+      repetition: its patch still applies to the committed collector, the
+      builds with and without the piece work, and the table has its row;
+      an unknown piece is refused.
 No timing is asserted: this machine is small and shared."""
 import csv, json, math, os, re, subprocess, sys, tempfile
 
@@ -489,6 +493,27 @@ def check_programs(build):
         check_rejected([run, "--build", build, "--repeat", "1", "--only", "nosuchprogram"], "nosuchprogram")
 
 
+def check_ablate(build):
+    run = os.path.join(HERE, "..", "ablate", "run")
+    check_rejected([run, "--pieces", "nosuch"], "nosuch")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "a.csv")
+        r = subprocess.run([run, "--build-dir", build, "--workloads", "threadtest", "--threads", "1",
+                            "--pieces", "chk", "--repeat", "1", "--csv", out],
+                           capture_output=True, text=True, timeout=600)
+        row = re.search(r"^threadtest\s+1\s+\d+\.\d+\s+(\d+\.\d+)x\s+(\d+\.\d+)x \(\s*-?\d+%\)$",
+                        r.stdout, re.M)
+        if r.returncode != 0 or not row:
+            fail(f"bench/ablate/run: exit {r.returncode}, stdout {r.stdout!r}, "
+                 f"stderr {r.stderr[-1500:]!r}")
+        with open(out) as f:
+            rows = list(csv.DictReader(f))
+        if [(x["workload"], x["threads"]) for x in rows] != [("threadtest", "1")] or \
+                abs(float(rows[0]["heapscope_ratio"]) - float(row.group(1))) > 0.006 or \
+                abs(float(rows[0]["chk_ratio"]) - float(row.group(2))) > 0.006:
+            fail(f"bench/ablate/run's CSV {rows} does not match its table {row.group(0)!r}")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "workload" and sys.argv[3] in EXPECTED_OPS:
         check_workload(sys.argv[2], sys.argv[3])
@@ -506,9 +531,11 @@ def main():
         check_sampled(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "programs":
         check_programs(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "ablate":
+        check_ablate(sys.argv[2])
     else:
         fail(f"usage: {sys.argv[0]} workload BUILD NAME | runner BUILD | targets | overhead BUILD"
-             " | floor BUILD | replace BUILD | sampled BUILD | programs BUILD")
+             " | floor BUILD | replace BUILD | sampled BUILD | programs BUILD | ablate BUILD")
     print("ok")
 
 
