@@ -173,11 +173,21 @@ UT_INLINE uint64_t col_block_size(const void *ptr, uint32_t v)
     return col_record_big_size(ptr, v);
 }
 
-/* The counters of a live block with shadow value v (of `size` bytes)
- * that thread t frees; the heap is left to the caller. */
-UT_INLINE void col_account_free_counts(col_thread_t *t, const void *ptr, uint32_t v,
-                                       uint64_t size)
+/* t's balance, lowered: published at or below -slack (a lower heap makes
+ * no peak). */
+UT_INLINE void col_account_lower(col_thread_t *t)
 {
+    if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
+        col_record_publish_thread(t);
+}
+
+/* A live block of `size` bytes with shadow value v is freed by thread t:
+ * its counters, and t's balance lowered but not yet published (an open
+ * peak is closed first if the balance will be: col_peak_leaving). */
+UT_INLINE void col_account_free_unpublished(col_thread_t *t, const void *ptr, uint32_t v,
+                                            uint64_t size)
+{
+    col_peak_leaving(t, size);
     col_count_t *e = col_thread_count(t, v >> COL_TAG_BITS);
     if (UT_LIKELY(e != NULL)) {
         col_peak_check(t, e, !col_tag_exact(v));
@@ -192,22 +202,13 @@ UT_INLINE void col_account_free_counts(col_thread_t *t, const void *ptr, uint32_
         UT_BUMP(t->n_lost, 1);
     }
     UT_BUMP_RELEASE(t->n_frees, 1);
-}
-
-/* t's balance, lowered: published at or below -slack (a lower heap makes
- * no peak). */
-UT_INLINE void col_account_lower(col_thread_t *t)
-{
-    if (t->pending <= -__atomic_load_n(&col_heap.slack, __ATOMIC_RELAXED))
-        col_record_publish_thread(t);
+    t->pending -= (int64_t)size;
 }
 
 /* A live block of `size` bytes with shadow value v is freed by thread t. */
 UT_INLINE void col_account_free(col_thread_t *t, const void *ptr, uint32_t v, uint64_t size)
 {
-    col_peak_leaving(t, size);
-    col_account_free_counts(t, ptr, v, size);
-    t->pending -= (int64_t)size;
+    col_account_free_unpublished(t, ptr, v, size);
     col_account_lower(t);
 }
 
@@ -310,10 +311,7 @@ UT_INLINE void col_record_realloc_fast(col_thread_t *t, const void *ptr, uint32_
                                        size_t size, const void *frame)
 {
     col_tls_fast = NULL;
-    uint64_t old = col_sites[v >> COL_TAG_BITS].key;
-    col_peak_leaving(t, old);
-    col_account_free_counts(t, ptr, v, old);
-    t->pending -= (int64_t)old;
+    col_account_free_unpublished(t, ptr, v, col_sites[v >> COL_TAG_BITS].key);
     col_record_alloc_on(t, p, size, frame); /* if tracked, publishes a balance >= slack */
     if (t->pending < 0)
         col_account_lower(t);
