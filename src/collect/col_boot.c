@@ -117,7 +117,7 @@ static void identify_allocator(void)
     void *addr;
     memcpy(&addr, &col_real.malloc, sizeof addr); /* function to object pointer */
     col_proc.granule_shift = 4;
-    const char *path = col_modules_path_of(addr); /* dladdr only for the program's own */
+    const char *path = col_modules_path_of(addr, NULL); /* dladdr only for the program's own */
     if (!path && dladdr(addr, &info))
         path = info.dli_fname;
     if (path) {

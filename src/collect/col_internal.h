@@ -1219,7 +1219,7 @@ UT_INLINE int col_modules_unloaded(void)
     return __atomic_load_n(&col_modules_unloads, __ATOMIC_ACQUIRE) != 0;
 }
 void col_modules_self_range(uintptr_t *lo, uintptr_t *hi);
-const char *col_modules_path_of(const void *addr); /* a shared object's path, or NULL */
+const char *col_modules_path_of(const void *addr, uintptr_t seg[2]); /* a shared object's path, or NULL */
 
 /* The epoch a cache entry of recent stacks (col_sc_entry_t) is stamped
  * with: the modules' epoch, or under HEAPSCOPE_UNWIND_VERIFY one the fast

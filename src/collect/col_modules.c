@@ -313,6 +313,7 @@ void col_modules_self_range(uintptr_t *lo, uintptr_t *hi)
 typedef struct path_of {
     uintptr_t addr;
     const char *path;
+    uintptr_t seg[2];
 } path_of_t;
 
 static int find_path(struct dl_phdr_info *info, size_t size, void *arg)
@@ -324,6 +325,8 @@ static int find_path(struct dl_phdr_info *info, size_t size, void *arg)
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type == PT_LOAD && lo <= p->addr && p->addr - lo < ph->p_memsz) {
             p->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+            p->seg[0] = lo;
+            p->seg[1] = lo + ph->p_memsz;
             return 1;
         }
     }
@@ -333,10 +336,15 @@ static int find_path(struct dl_phdr_info *info, size_t size, void *arg)
 /* The path of the shared object whose segments hold addr, from the
  * loader's list: dladdr's answer without its search of the object's
  * symbols, which for libc's ~3,000 took ~30 us of every process's start.
- * NULL for the program itself and an address no object holds. */
-const char *col_modules_path_of(const void *addr)
+ * NULL for the program itself and an address no object holds.  With seg,
+ * the loaded segment that holds addr in seg[0], seg[1] (both 0 if none). */
+const char *col_modules_path_of(const void *addr, uintptr_t seg[2])
 {
-    path_of_t p = {(uintptr_t)addr, NULL};
+    path_of_t p = {(uintptr_t)addr, NULL, {0, 0}};
     dl_iterate_phdr(find_path, &p);
+    if (seg) {
+        seg[0] = p.seg[0];
+        seg[1] = p.seg[1];
+    }
     return p.path;
 }

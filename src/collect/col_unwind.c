@@ -25,7 +25,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <sched.h>
 #include <string.h>
 
@@ -109,28 +108,19 @@ UT_INLINE void unw_leave(void)
  * real one, untouched. */
 static uintptr_t unw_text[2]; /* libunwind's code segment, once found */
 
-static int find_unw_text(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size, (void)arg;
-    uintptr_t f = (uintptr_t)unw_backtrace;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && f >= lo && f < lo + ph->p_memsz) {
-            unw_text[0] = lo;
-            __atomic_store_n(&unw_text[1], lo + ph->p_memsz, __ATOMIC_RELEASE);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* (the loader's lock dl_iterate_phdr takes is recursive, and libunwind
  * makes its pipe outside its own calls of it) */
 static int from_libunwind(uintptr_t ra)
 {
-    if (!__atomic_load_n(&unw_text[1], __ATOMIC_ACQUIRE))
-        dl_iterate_phdr(find_unw_text, NULL);
+    if (!__atomic_load_n(&unw_text[1], __ATOMIC_ACQUIRE)) {
+        int (*f)(void **, int) = unw_backtrace;
+        void *a;
+        uintptr_t seg[2];
+        memcpy(&a, &f, sizeof a); /* function to object pointer */
+        col_modules_path_of(a, seg);
+        unw_text[0] = seg[0];
+        __atomic_store_n(&unw_text[1], seg[1], __ATOMIC_RELEASE);
+    }
     return ra >= unw_text[0] && ra < __atomic_load_n(&unw_text[1], __ATOMIC_ACQUIRE);
 }
 
