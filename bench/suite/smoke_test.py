@@ -35,7 +35,7 @@
       builds with and without the piece work, and the table has its row;
       an unknown piece is refused.
 No timing is asserted: this machine is small and shared."""
-import csv, json, math, os, re, subprocess, sys, tempfile
+import csv, html, json, math, os, re, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -154,6 +154,19 @@ def check_hash_table_peak(build, prog, p):
     print(f"wl-hash-table -t {p}: peak {peak} (error {err}), workers hold {held} at once, at most {most}")
 
 
+def check_machine(script, out):
+    """A benchmark script's output says which machine it ran on
+    (bench/machine.py): this one's CPU count, kernel and C library, and the
+    tree's commit."""
+    m = re.search(r"^machine: (.+)$", out, re.M)
+    want = [f", {os.cpu_count()} CPUs", f", Linux {os.uname().release}",
+            f", {os.confstr('CS_GNU_LIBC_VERSION')}"]
+    if not m or not all(w in m.group(1) for w in want) or \
+            not re.search(r"; tree [0-9a-f]{7,}(\+changes)?$", m.group(1)):
+        fail(f"{script}: no machine line with {want} and the tree's commit in {out!r}")
+    return m.group(0)
+
+
 def check_runner(build):
     run = os.path.join(HERE, "..", "run")
     with tempfile.TemporaryDirectory() as d:
@@ -188,6 +201,9 @@ def check_runner(build):
             fail("SVG lacks the fp bar of list at 1 thread")
         if "list" not in r.stdout or "slowdown" not in r.stdout:
             fail(f"table missing: {r.stdout}")
+        host = check_machine("bench/run", r.stdout)
+        if html.escape(host) not in svg:
+            fail(f"SVG lacks the machine line {host!r}")
         # the summary's line of the one fp cell agrees with the CSV's
         # slowdown (which the CSV rounds to 4 decimals: a value within
         # 0.001 of the limit may count either way)
@@ -305,6 +321,7 @@ def check_overhead(build):
         if any(float(x["cpu_s"]) <= 0 or float(x["wall_s"]) <= 0 for x in recs) or \
                 float(recs[1]["profile_kb"]) <= 0 or float(recs[2]["profile_kb"]) <= 0:
             fail(f"bench/overhead CSV rows {recs}")
+        check_machine("bench/overhead", r.stdout)
         table = r.stdout[r.stdout.find("this build"):]
         if not re.search(r"^fp +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d% +[+-]\d+\.\d%$", table,
                          re.M):
@@ -382,6 +399,7 @@ def check_floor(build):
             fail(f"bench/floor/run CSV {recs}")
         if not re.search(r"^threadtest +1 +\d+\.\d+ +(\d+\.\d\dx +){3}", r.stdout, re.M):
             fail(f"bench/floor/run table: {r.stdout}")
+        check_machine("bench/floor/run", r.stdout)
         check_rejected([run, "--build-dir", build, "--workloads", "nosuch"], "nosuch")
 
 
@@ -506,6 +524,7 @@ def check_ablate(build):
         if r.returncode != 0 or not row:
             fail(f"bench/ablate/run: exit {r.returncode}, stdout {r.stdout!r}, "
                  f"stderr {r.stderr[-1500:]!r}")
+        check_machine("bench/ablate/run", r.stdout)
         with open(out) as f:
             rows = list(csv.DictReader(f))
         if [(x["workload"], x["threads"]) for x in rows] != [("threadtest", "1")] or \
